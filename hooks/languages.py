@@ -1,0 +1,22 @@
+"""Per-language literals for the provenance comments and for booleans and null."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    comment: str
+    true: str
+    false: str
+    null: str
+
+
+LANGUAGES: dict[str, Language] = {
+    "mojo": Language("mojo", "#", "True", "False", "None"),
+    "python": Language("python", "#", "True", "False", "None"),
+    "cpp": Language("cpp", "//", "true", "false", "nullptr"),
+}
+DEFAULT_LANGUAGE = LANGUAGES["mojo"]

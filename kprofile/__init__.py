@@ -1,0 +1,1 @@
+"""kprofile: analyze kbench autotuning results and write tuning manifests."""
