@@ -1,9 +1,151 @@
-"""tuning-codegen command line (being built)."""
+"""``tuning-codegen``: regenerate or check the generated regions of tuning tables.
+
+Two modes share one pipeline (render every table, splice in memory, then write or diff):
+single-table mode takes the reference tool's flags; registry mode reads
+``.tuning-codegen.yaml`` and handles every table a change affects.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
+from hooks.languages import LANGUAGES
+from hooks.render import DEFAULT_INDENT
+from hooks.table import Table, default_source_label
+
+PROG = "tuning-codegen"
+SINGLE_FLAGS = ("manifest", "snippet", "target", "begin_marker", "end_marker")
+
+EPILOG = """\b
+Examples:
+  tuning-codegen                      regenerate every table in .tuning-codegen.yaml
+  tuning-codegen --check              fail with a diff if any region is stale
+  tuning-codegen --check --since origin/main
+                                      check only tables whose files changed
+  tuning-codegen --list               every table with its target and status
+  tuning-codegen --manifest tuning_table.yaml --snippet entry.mojo.snippet \\
+      --target configs.mojo --begin-marker BEGIN-TUNING --end-marker END-TUNING \\
+      --source-label tuning_table.yaml --check
+                                      one table, the reference tool's flags
+\b
+Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input.
+"""
+
+
+def _parse_variant(value: str) -> tuple[str, str]:
+    name, sep, path = value.partition("=")
+    if not sep or not name or not path:
+        raise CodegenError("--snippet-variant", f"expected NAME=PATH, got {value!r}")
+    return name, path
+
+
+def single_table(
+    *,
+    manifest: str,
+    snippet: str,
+    target: str,
+    begin_marker: str,
+    end_marker: str,
+    source_label: str | None,
+    variants: Sequence[str],
+    indent: str,
+    language: str,
+) -> Table:
+    parsed: dict[str, str] = {}
+    for value in variants:
+        name, path = _parse_variant(value)
+        if name in parsed:
+            raise CodegenError("--snippet-variant", f"variant '{name}' given twice")
+        parsed[name] = path
+    return Table(
+        name=os.path.basename(target),
+        manifest=manifest,
+        snippet=snippet,
+        target=target,
+        begin_marker=begin_marker,
+        end_marker=end_marker,
+        source_label=source_label or default_source_label(manifest),
+        snippet_variants=parsed,
+        indent=indent,
+        language=LANGUAGES[language],
+    )
+
+
+@click.command(name=PROG, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--check", is_flag=True, help="Write nothing; print a diff and exit 1 if a region is stale.")
+@click.option("--config", "config", metavar="PATH", help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git root).")
+@click.option("--table", "table_names", metavar="NAME", multiple=True, help="Only this table (repeatable).")
+@click.option("--since", metavar="REF", help="Only tables whose files changed between REF and the working tree (e.g. origin/main).")
+@click.option("--list", "list_tables", is_flag=True, help="Print every table with its target and status (fresh, stale, error).")
+@click.option("--manifest", metavar="PATH", help="Single-table mode: the manifest YAML.")
+@click.option("--snippet", metavar="PATH", help="Single-table mode: the snippet template.")
+@click.option("--snippet-variant", "variants", metavar="NAME=PATH", multiple=True, help="Single-table mode: a snippet for entries with _template: NAME (repeatable).")
+@click.option("--target", metavar="PATH", help="Single-table mode: the file holding the region.")
+@click.option("--begin-marker", metavar="TEXT", help="Single-table mode: text of the line before the region.")
+@click.option("--end-marker", metavar="TEXT", help="Single-table mode: text of the line after the region.")
+@click.option("--source-label", metavar="TEXT", help="Single-table mode: name in the provenance comment (default: the manifest's file name).")
+@click.option("--indent", default=DEFAULT_INDENT, show_default="8 spaces", help="Single-table mode: indent of the generated lines.")
+@click.option("--language", type=click.Choice(sorted(LANGUAGES)), default="mojo", show_default=True, help="Single-table mode: comment prefix and boolean/null literals.")
+@click.pass_context
+def command(ctx: click.Context, files: tuple[str, ...], **opts: object) -> int:
+    """Render tuning manifests through snippets into the marked regions of source files."""
+    from hooks.run import run_registry, run_single  # keeps --help fast
+
+    single = {k: opts[k] for k in SINGLE_FLAGS if opts[k] is not None}
+    if single or opts["variants"] or opts["source_label"]:
+        registry_flags = [f for f in ("config", "since") if opts[f]] + (["table"] if opts["table_names"] else [])
+        registry_flags += ["list"] if opts["list_tables"] else []
+        if registry_flags or files:
+            raise click.UsageError(f"--{registry_flags[0] if registry_flags else 'FILES'} cannot be combined with single-table flags (--manifest ...)")
+        missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in single]
+        if missing:
+            raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
+        table = single_table(
+            **{k: str(v) for k, v in single.items()},
+            source_label=opts["source_label"],  # type: ignore[arg-type]
+            variants=opts["variants"],  # type: ignore[arg-type]
+            indent=str(opts["indent"]),
+            language=str(opts["language"]),
+        )
+        return run_single(table, check=bool(opts["check"]))
+    return run_registry(
+        config=opts["config"],  # type: ignore[arg-type]
+        table_names=opts["table_names"],  # type: ignore[arg-type]
+        since=opts["since"],  # type: ignore[arg-type]
+        files=files,
+        check=bool(opts["check"]),
+        list_only=bool(opts["list_tables"]),
+        cwd=Path.cwd(),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    raise SystemExit("not implemented yet")
+    try:
+        code = command.main(args=list(argv) if argv is not None else None, prog_name=PROG, standalone_mode=False)
+    except CodegenErrors as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except CodegenError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except click.exceptions.Abort:
+        print(f"{PROG}: error: aborted", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except click.ClickException as exc:
+        print(f"{PROG}: error: {exc.format_message()}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    if code is None:  # --help printed
+        return EXIT_OK
+    return int(code)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,147 @@
+"""What the CLI does once arguments are parsed: select tables, plan, write or diff."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from hooks.diff import unified_diff
+from hooks.errors import EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
+from hooks.generate import TargetUpdate, plan, render_table, write_updates
+from hooks.registry import REGISTRY_NAME, Registry, find_registry, load_registry
+from hooks.splice import replace_region
+from hooks.table import Table
+from hooks.textio import read_text
+
+PROG = "tuning-codegen"
+
+
+def run_single(table: Table, *, check: bool) -> int:
+    """Single-table mode: diff headers show the target path as given."""
+    updates = plan([table])
+    return _finish(updates, check=check, label=lambda path: (path, path))
+
+
+def run_registry(
+    *,
+    config: str | None,
+    table_names: Sequence[str],
+    since: str | None,
+    files: Sequence[str],
+    check: bool,
+    list_only: bool,
+    cwd: Path,
+) -> int:
+    registry = _open_registry(config, cwd)
+    tables = _select_by_name(registry, table_names)
+    if since is not None:
+        from hooks.changes import changed_since
+
+        tables = affected_tables(registry, tables, changed_since(since, str(cwd)))
+    if files:
+        tables = affected_tables(registry, tables, {os.path.abspath(f) for f in files})
+    if list_only:
+        _print_list(tables, registry, cwd)
+        return EXIT_OK
+    if not tables:
+        return EXIT_OK
+    updates = plan(tables)
+
+    def label(path: str) -> tuple[str, str]:
+        rel = _relative(path, registry.root)
+        return f"a/{rel}", f"b/{rel}"
+
+    return _finish(updates, check=check, label=label, git_style=True, cwd=cwd)
+
+
+def _open_registry(config: str | None, cwd: Path) -> Registry:
+    if config is not None:
+        return load_registry(config)
+    found = find_registry(cwd)
+    if found is None:
+        raise CodegenError(
+            str(cwd),
+            f"no {REGISTRY_NAME} found here or in a parent folder up to the git root; "
+            "create one, pass --config, or use the single-table flags (see --help)",
+        )
+    return load_registry(found)
+
+
+def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
+    if not names:
+        return list(registry.tables)
+    known = {t.name: t for t in registry.tables}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise CodegenError(registry.path, f"no table named {', '.join(repr(n) for n in unknown)} (tables: {', '.join(known)})")
+    return [t for t in registry.tables if t.name in set(names)]
+
+
+def affected_tables(registry: Registry, tables: Iterable[Table], changed: set[str]) -> list[Table]:
+    """Tables reading or writing any changed file; all of them if the registry changed."""
+    real = {os.path.realpath(p) for p in changed}
+    tables = list(tables)
+    if os.path.realpath(registry.path) in real:
+        return tables
+    return [t for t in tables if any(os.path.realpath(p) in real for p in t.inputs())]
+
+
+def _relative(path: str, start: str) -> str:
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(start))
+    return rel.replace(os.sep, "/")
+
+
+def _display(path: str, cwd: Path | None) -> str:
+    if cwd is None:
+        return path
+    rel = os.path.relpath(os.path.abspath(path), cwd)
+    return path if rel.startswith("..") else rel
+
+
+def _finish(updates: list[TargetUpdate], *, check: bool, label: Callable[[str], tuple[str, str]], git_style: bool = False, cwd: Path | None = None) -> int:
+    stale = [u for u in updates if u.stale]
+    if not check:
+        for update in write_updates(updates):
+            names = ", ".join(t.name for t in update.stale_tables)
+            print(f"regenerated {_display(update.path, cwd)} (tables: {names})")
+        return EXIT_OK
+    if not stale:
+        return EXIT_OK
+    out = sys.stdout
+    for update in stale:
+        fromfile, tofile = label(update.path)
+        if git_style:
+            out.write(f"diff --git {fromfile} {tofile}\n")
+        out.write(unified_diff(update.old, update.new, fromfile, tofile))
+    regions = sum(len(u.stale_tables) for u in stale)
+    out.write(
+        f"{regions} stale region{'s' if regions != 1 else ''} in {len(stale)} file{'s' if len(stale) != 1 else ''}; "
+        f"run {PROG} to regenerate\n"
+    )
+    out.flush()
+    return EXIT_STALE
+
+
+def _print_list(tables: Sequence[Table], registry: Registry, cwd: Path) -> None:
+    rows = [(t.name, _display(t.target, cwd), table_status(t)) for t in tables]
+    if not rows:
+        print("no tables selected")
+        return
+    width = [max(len(r[i]) for r in rows) for i in range(2)]
+    for name, target, status in rows:
+        print(f"{name:<{width[0]}}  {target:<{width[1]}}  {status}")
+
+
+def table_status(table: Table) -> str:
+    """fresh, stale, or ``error: ...`` for one table, judged on its own."""
+    try:
+        region = render_table(table)
+        text = read_text(table.target)
+        updated = replace_region(text, table.begin_marker, table.end_marker, region, path=table.target)
+    except CodegenErrors as exc:
+        return f"error: {exc.errors[0]}"
+    except CodegenError as exc:
+        return f"error: {exc}"
+    return "fresh" if updated == text else "stale"
