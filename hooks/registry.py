@@ -138,7 +138,7 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
         real = os.path.realpath(full)
         if os.path.commonpath([real, str(repo_root)]) != str(repo_root):
             raise CodegenError(path, f"{label}: {key} '{value}' resolves outside the repository ({repo_root})", line=_key_line(node, key))
-        return full
+        return short_path(full)
 
     return Table(
         name=raw["name"],
@@ -152,6 +152,12 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
         indent=raw.get("indent", DEFAULT_INDENT),
         language=LANGUAGES[language],
     )
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it, for messages."""
+    rel = os.path.relpath(path)
+    return path if rel == ".." or rel.startswith(".." + os.sep) else rel
 
 
 def _key_line(node: yaml.MappingNode, key: str) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 from hooks.diff import unified_diff
 from hooks.errors import EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
 from hooks.generate import TargetUpdate, plan, render_table, write_updates
-from hooks.registry import REGISTRY_NAME, Registry, find_registry, load_registry
+from hooks.registry import REGISTRY_NAME, Registry, find_registry, load_registry, short_path
 from hooks.splice import replace_region
 from hooks.table import Table
 from hooks.textio import read_text
@@ -66,7 +66,7 @@ def _open_registry(config: str | None, cwd: Path) -> Registry:
             f"no {REGISTRY_NAME} found here or in a parent folder up to the git root; "
             "create one, pass --config, or use the single-table flags (see --help)",
         )
-    return load_registry(found)
+    return load_registry(short_path(str(found)))
 
 
 def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
