@@ -1,0 +1,67 @@
+"""The README stays true: help texts, hook ids, and the quickstart test command.
+
+Run with UPDATE_README=1 to rewrite the generated help blocks after changing a command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import click
+import pytest
+import yaml
+
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+
+
+def help_text(command: click.Command, name: str) -> str:
+    ctx = click.Context(command, info_name=name, terminal_width=80, max_content_width=80)
+    return command.get_help(ctx)
+
+
+def block(tag: str, body: str) -> str:
+    return f"<!-- {tag}-BEGIN -->\n```text\n{body}\n```\n<!-- {tag}-END -->"
+
+
+def commands() -> dict[str, tuple[click.Command, str]]:
+    from hooks.cli import command as codegen
+
+    found = {"HELP-CODEGEN": (codegen, "tuning-codegen")}
+    try:
+        from kprofile.cli import command as kprofile
+    except ImportError:
+        return found
+    found["HELP-KPROFILE"] = (kprofile, "kprofile")
+    return found
+
+
+@pytest.mark.parametrize("tag", sorted(commands()))
+def test_help_blocks_match_the_commands(tag: str) -> None:
+    command, name = commands()[tag]
+    text = README.read_text()
+    pattern = re.compile(rf"<!-- {tag}-BEGIN -->.*?<!-- {tag}-END -->", re.S)
+    assert pattern.search(text), f"README has no {tag} block"
+    expected = block(tag, help_text(command, name))
+    if os.environ.get("UPDATE_README"):
+        README.write_text(pattern.sub(lambda _: expected, text))
+        text = README.read_text()
+    assert pattern.search(text).group(0) == expected, "README help is stale: run UPDATE_README=1 python -m pytest tests/test_readme.py"  # type: ignore[union-attr]
+
+
+def test_every_hook_id_is_documented() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    text = README.read_text()
+    assert [h["id"] for h in hooks] == ["tuning-codegen", "tuning-codegen-check"]
+    for hook in hooks:
+        assert f"id: {hook['id']}" in text
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    quickstart = README.read_text().split("## Quickstart", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = quickstart.strip().splitlines()
+    assert len(lines) == 2
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert lines[1] in ci.splitlines()
