@@ -121,11 +121,12 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
     missing = [k for k in REQUIRED_KEYS if k not in raw]
     if missing:
         raise CodegenError(path, f"{label} is missing {', '.join(missing)}", line=line)
-    for key in (*REQUIRED_KEYS, "source_label", "indent", "language"):
-        if key in raw and (not isinstance(raw[key], str) or (key != "indent" and not raw[key])):
+    for key in (*REQUIRED_KEYS, "source_label", "language"):
+        if key in raw and (not isinstance(raw[key], str) or not raw[key]):
             raise CodegenError(path, f"{label}: '{key}' must be a non-empty string", line=_key_line(node, key))
-    if raw.get("indent", "").strip():
-        raise CodegenError(path, f"{label}: 'indent' must contain only spaces or tabs", line=_key_line(node, "indent"))
+    indent = raw.get("indent", DEFAULT_INDENT)
+    if not isinstance(indent, str) or indent.strip(" \t"):
+        raise CodegenError(path, f"{label}: 'indent' must be a string of spaces or tabs", line=_key_line(node, "indent"))
     language = raw.get("language", "mojo")
     if language not in LANGUAGES:
         raise CodegenError(path, f"{label}: unknown language '{language}' (choose from {', '.join(LANGUAGES)})", line=_key_line(node, "language"))
@@ -149,7 +150,7 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
         end_marker=raw["end_marker"],
         source_label=raw.get("source_label") or default_source_label(raw["manifest"]),
         snippet_variants={k: resolve("snippet_variants", v) for k, v in variants.items()},
-        indent=raw.get("indent", DEFAULT_INDENT),
+        indent=indent,
         language=LANGUAGES[language],
     )
 
