@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,3 +190,15 @@ def codegen_repo(git_repo: Path) -> CodegenRepo:
     repo = lay_out(git_repo)
     repo.commit_all("tables")
     return repo
+
+
+@pytest.fixture(scope="session")
+def new_codegen_repo() -> Callable[[Path], CodegenRepo]:
+    """``git init`` plus the layout, nothing committed: for session-scoped fixtures, which
+    cannot use ``git_repo``. The caller removes GIT_* variables first."""
+
+    def make(root: Path) -> CodegenRepo:
+        git_init(root)
+        return lay_out(root)
+
+    return make
