@@ -502,8 +502,10 @@ def _undominated(p: _Problem, *, by_loss: bool) -> int:
     keep = (1 << k) - 1
     by_size = sorted(range(k), key=lambda j: (-p.masks[j].bit_count(), j))
     for pos, j in enumerate(by_size):
-        for i in by_size[: pos] + [i for i in by_size[pos + 1 :] if p.masks[i] == p.masks[j]]:
-            if i == j or not keep >> i & 1 or p.masks[j] & ~p.masks[i]:
+        # Only a candidate at least as large can cover everything j covers.
+        same = [i for i in by_size[pos + 1 :] if p.masks[i] == p.masks[j]]
+        for i in [*by_size[:pos], *same]:
+            if not keep >> i & 1 or p.masks[j] & ~p.masks[i]:
                 continue
             if _dominates(p, i, j, by_loss=by_loss):
                 keep &= ~(1 << j)

@@ -241,6 +241,6 @@ def _param_figure(p: ParamImportance, shapes_total: int) -> Figure:
     ax.set_xlabel(f"{p.param} (labels: shapes measured)")
     ax.set_ylabel("best reachable ratio (1.0 = best)")
     ax.set_title(f"#{p.rank} {p.param}: a bad choice costs up to {p.cost:.3f}x")
-    ax.legend(loc="upper left", fontsize=8)
+    figure.legend(loc="outside lower center", ncols=2, fontsize=8)
     ax.margins(y=0.15)
     return figure
