@@ -18,7 +18,8 @@ README = ROOT / "README.md"
 
 
 def help_text(command: click.Command, name: str) -> str:
-    ctx = click.Context(command, info_name=name, terminal_width=80, max_content_width=80)
+    settings = {**command.context_settings, "terminal_width": 80, "max_content_width": 80}
+    ctx = click.Context(command, info_name=name, **settings)
     return command.get_help(ctx)
 
 
