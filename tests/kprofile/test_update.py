@@ -28,7 +28,7 @@ COMMON = (FIXTURES / "tuning_table_common_list.yaml").read_bytes().decode("utf-8
 MNK = ("M", "N", "K")
 
 
-def shape(m: int, n: int = 20480, k: int = 5376, **values: Any) -> dict[str, Any]:
+def shape(m: float, n: int = 20480, k: int = 5376, **values: Any) -> dict[str, Any]:
     return {"M": m, "N": n, "K": k, **values}
 
 
@@ -162,9 +162,9 @@ def test_list_of_mappings_style_as_kprofile_writes_it() -> None:
 CASES = [
     (
         "flow-entries",
-        "d: &d {A: 1, B: 2}\nparams:\n  - {<<: *d,  M: 1, B: 3}   # c\n  - {<<: *d, M: 2}\n",
+        "d: &d {A: 1, B: 2}\nparams:\n  - {<<: *d,  M: 1, B: 3}   # c\n  - { <<: *d, M: 2 }\n",
         [{"M": 1, "B": 2, "C": "x,y"}, {"M": 2, "A": 5}, {"M": 3, "A": 1, "B": 7}],
-        "d: &d {A: 1, B: 2}\nparams:\n  - {<<: *d,  M: 1, C: 'x,y'}   # c\n  - {<<: *d, M: 2, A: 5}\n  - {<<: *d, M: 3, B: 7}\n",
+        "d: &d {A: 1, B: 2}\nparams:\n  - {<<: *d,  M: 1, C: 'x,y'}   # c\n  - { <<: *d, M: 2, A: 5 }\n  - {<<: *d, M: 3, B: 7}\n",
     ),
     (
         "flow-params-no-final-newline",
