@@ -1,9 +1,146 @@
-"""kprofile command line (being built)."""
+"""``kprofile``: review kbench autotuning results and write tuning manifests.
+
+Thin: click parses into ``Options``, ``kprofile.run.run`` does the work, this module
+prints and decides the exit code.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+
+import click
+
+from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, CodegenError
+from kprofile.errors import PROG
+from kprofile.options import Options, parse_columns, parse_fraction
+
+EPILOG = """\b
+Examples:
+  kprofile results.pkl                    summary: best entry, worst/best, shape
+  kprofile results.pkl -r                 every entry with its ratio to the best
+  kprofile results.pkl --head 10          best 10 (--tail 10: worst 10)
+  kprofile results.pkl -t 0.05 -v         common config of the best 5%, and the subset
+  kprofile results.pkl --within 0.02      ... of the entries within 2% of the best
+  kprofile a.pkl b.pkl -o best.yaml       best entry of each file into a manifest
+  kprofile -d base.pkl new.pkl            new best vs baseline best, per shape (+ CSVs)
+  kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024' -o merged.yaml
+  kprofile -c run/*.pkl                   Kendall correlation table and correlation.png
+  kprofile results.pkl -m throughput      metric by name or case-insensitive prefix
+\b
+Inputs: kbench .pkl (loaded with a restricted unpickler) and .csv results, kbench
+spec and manifest .yaml. Files that cannot be read are reported and skipped.
+Exit status: 0 success, 2 bad input or options (also when no input was usable).
+"""
+
+
+@click.command(name=PROG, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("files", nargs=-1, type=click.Path(), metavar="FILES...")
+@click.option("-m", "--metric", default="met (ms)", show_default=True, help="Metric column: a name or a case-insensitive prefix of one.")
+@click.option("--lower-is-better/--higher-is-better", "lower", default=None, help="Override the metric's direction (default: from its unit; per-second units are higher-is-better).")
+@click.option("-r", "--ratio", is_flag=True, help="Table of every entry with its ratio to the best.")
+@click.option("--head", type=int, metavar="N", help="Table of the best N entries.")
+@click.option("--tail", type=int, metavar="N", help="Table of the worst N entries that ran.")
+@click.option("-t", "--top", metavar="X", help="Common config of the best X fraction of entries (0.05 or 5%).")
+@click.option("--within", metavar="X", help="Common config of the entries within X of the best (0.02 = ratio <= 1.02).")
+@click.option("-v", "--verbose", is_flag=True, help="With --top/--within: also print the subset.")
+@click.option("-d", "--diff", is_flag=True, help="First file is the baseline: each later file's best vs the baseline's, per shape; writes <shape>.csv.")
+@click.option("--merge", is_flag=True, help="Outer-join the inputs (usually manifests) on the pivots.")
+@click.option("-c", "--correlation", is_flag=True, help="Kendall correlation of numeric parameters with the metric; writes correlation.png.")
+@click.option("-p", "--pivots", multiple=True, metavar="COLS", help="Columns to join (--merge) or group by (views, --diff): M,N,K or [M,N,K], repeatable.")
+@click.option("--sort-pivots", multiple=True, metavar="COLS", help="With --merge: sort the rows by these columns.")
+@click.option("--query", metavar="EXPR", help="Keep rows where EXPR holds, e.g. 'M>64 and K<1024' (`quoted name` for any column).")
+@click.option("-o", "--output", metavar="PATH", help="Write the selected entries as a manifest (PATH.yaml). Nothing is written without it.")
+@click.option("--out-dir", default=".", show_default=True, metavar="DIR", help="Folder for --diff CSVs and the --correlation PNG.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True, help="text: rich tables on a terminal, plain when piped.")
+def command(files: tuple[str, ...], **opts: object) -> int:
+    """Review kbench autotuning results: rank, compare, select, and write manifests."""
+    from kprofile.run import NoUsableInput, run
+
+    options = _options(files, opts)
+    try:
+        outcome = run(options)
+    except NoUsableInput as exc:
+        for record in exc.skipped:
+            print(record, file=sys.stderr)
+        count = len(exc.skipped)
+        print(f"{PROG}: error: no usable input ({count} file{'s' if count != 1 else ''} skipped)", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    for record in outcome.skipped:
+        print(record, file=sys.stderr)
+    _print(options, outcome)
+    for message in outcome.messages:
+        print(message, file=sys.stderr)
+    if outcome.skipped:
+        total = len(outcome.skipped) + len(outcome.inputs)
+        print(f"{PROG}: skipped {len(outcome.skipped)} of {total} input files", file=sys.stderr)
+    return EXIT_OK
+
+
+def _options(files: tuple[str, ...], opts: dict[str, object]) -> Options:
+    lower = opts["lower"]
+    top, within = opts["top"], opts["within"]
+    return Options(
+        files=files,
+        metric=str(opts["metric"]),
+        higher_is_better=None if lower is None else not lower,
+        ratio=bool(opts["ratio"]),
+        head=opts["head"],  # type: ignore[arg-type]
+        tail=opts["tail"],  # type: ignore[arg-type]
+        top=None if top is None else parse_fraction(str(top), "--top", allow_zero=False),
+        within=None if within is None else parse_fraction(str(within), "--within", allow_zero=True),
+        verbose=bool(opts["verbose"]),
+        diff=bool(opts["diff"]),
+        merge=bool(opts["merge"]),
+        correlation=bool(opts["correlation"]),
+        pivots=parse_columns(opts["pivots"], "-p/--pivots"),  # type: ignore[arg-type]
+        sort_pivots=parse_columns(opts["sort_pivots"], "--sort-pivots"),  # type: ignore[arg-type]
+        query=opts["query"],  # type: ignore[arg-type]
+        output=opts["output"],  # type: ignore[arg-type]
+        out_dir=str(opts["out_dir"]),
+        format=str(opts["fmt"]),
+    )
+
+
+def _print(options: Options, outcome: object) -> None:
+    from kprofile import output
+    from kprofile.run import Outcome
+
+    assert isinstance(outcome, Outcome)
+    if options.format == "json":
+        metric = outcome.metric
+        header = {
+            "metric": None if metric is None else {"column": metric.column, "higher_is_better": metric.higher_is_better},
+            "inputs": [r.path for r in outcome.inputs],
+            "skipped": [{"path": s.path, "kind": s.kind, "reason": s.reason} for s in outcome.skipped],
+            "written": list(outcome.written),
+        }
+        sys.stdout.write(output.render_json(outcome.sections, header))
+    elif options.format == "markdown":
+        sys.stdout.write(output.render_markdown(outcome.sections))
+    elif sys.stdout.isatty():
+        output.render_rich(outcome.sections, sys.stdout)
+    else:
+        sys.stdout.write(output.render_plain(outcome.sections))
+    sys.stdout.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    raise SystemExit("kprofile: not implemented yet")
+    try:
+        code = command.main(args=list(argv) if argv is not None else None, prog_name=PROG, standalone_mode=False)
+    except CodegenError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except click.exceptions.Abort:
+        print(f"{PROG}: error: aborted", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except click.ClickException as exc:
+        print(f"{PROG}: error: {exc.format_message()}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    if code is None:  # --help printed
+        return EXIT_OK
+    return int(code)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

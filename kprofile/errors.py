@@ -1,0 +1,42 @@
+"""kprofile's error types: one line, ``path[:line]: error: message``, exit code 2."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hooks.errors import CodegenError
+
+PROG = "kprofile"
+
+
+class KprofileError(CodegenError):
+    """A problem with the user's input or options; never a bug in this program.
+
+    It shares ``hooks.errors.CodegenError``'s format so errors raised while reading a
+    manifest through ``hooks`` are reported the same way.
+    """
+
+
+def usage_error(message: str) -> KprofileError:
+    """An error about the command line itself, reported as ``kprofile: error: ...``."""
+    return KprofileError(PROG, message)
+
+
+@dataclass(frozen=True)
+class InvalidInput:
+    """An input file that could not be used; it is skipped and counted."""
+
+    kind: str  # pkl, csv or yaml
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"Invalid {self.kind} [{self.path}]: {self.reason}"
+
+
+class InvalidInputError(Exception):
+    """Raised by a loader; carries the InvalidInput record to report."""
+
+    def __init__(self, record: InvalidInput) -> None:
+        super().__init__(str(record))
+        self.record = record

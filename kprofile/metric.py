@@ -1,0 +1,123 @@
+"""The metric: which column, which direction, which rows count, and ratios to the best.
+
+Ratio convention (whole project): the best entry has ratio 1.0, worse entries > 1.0
+(lower-is-better: value / best; higher-is-better: best / value). Failed runs (metric
+0, negative, missing or not finite) never rank as best and get no ratio (NaN).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from kprofile.errors import KprofileError
+
+DEFAULT_METRIC = "met (ms)"
+_HIGHER = re.compile(r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s", re.IGNORECASE)
+_EXCLUDED = ("mesh_idx",)
+
+
+@dataclass(frozen=True)
+class Metric:
+    column: str
+    higher_is_better: bool
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+
+def higher_is_better(column: str) -> bool:
+    """Per-second units (``GElems/s``, ``GB/s``, ``GFLOPS/s``) and throughput are higher-is-better;
+    times (``met (ms)``, ``us``, ``s``) and anything else are lower-is-better."""
+    return bool(_HIGHER.search(column))
+
+
+def numeric_columns(frame: pd.DataFrame) -> list[str]:
+    """Columns that can serve as a metric: numeric, not boolean, not the row id."""
+    return [
+        str(c) for c, dtype in frame.dtypes.items()
+        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype) and c not in _EXCLUDED
+    ]
+
+
+def resolve_metric(frames: Sequence[pd.DataFrame], query: str, *, higher: bool | None = None) -> Metric:
+    """The column ``query`` names in every frame: exact name, else the only column it is a
+    case-insensitive prefix of (an exact case-insensitive match wins over prefixes)."""
+    common = [str(c) for c in frames[0].columns if all(c in f.columns for f in frames[1:])]
+    column = _match(common, query)
+    if column is None:
+        available = ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
+        raise KprofileError("kprofile", f"no column matches metric {query!r}; numeric columns: {available}")
+    not_numeric = [f for f in frames if str(column) not in numeric_columns(f)]
+    if not_numeric:
+        available = ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
+        raise KprofileError("kprofile", f"metric {column!r} is not numeric; numeric columns: {available}")
+    return Metric(column, higher_is_better(column) if higher is None else higher)
+
+
+def _numeric_common(frames: Sequence[pd.DataFrame], common: list[str]) -> list[str]:
+    return [c for c in common if all(c in numeric_columns(f) for f in frames)]
+
+
+def _match(columns: list[str], query: str) -> str | None:
+    if query in columns:
+        return query
+    folded = query.casefold()
+    exact = [c for c in columns if c.casefold() == folded]
+    if len(exact) == 1:
+        return exact[0]
+    prefixed = [c for c in columns if c.casefold().startswith(folded)]
+    if len(prefixed) > 1:
+        raise KprofileError("kprofile", f"metric {query!r} is ambiguous: {', '.join(repr(c) for c in prefixed)}")
+    return prefixed[0] if prefixed else None
+
+
+def metric_values(frame: pd.DataFrame, metric: Metric) -> np.ndarray:
+    """The metric column as float64 (missing -> NaN)."""
+    return pd.to_numeric(frame[metric.column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def valid_mask(values: np.ndarray) -> np.ndarray:
+    """Rows that ran: finite and strictly positive."""
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(values) & (values > 0)
+
+
+def best_position(values: np.ndarray, metric: Metric) -> int | None:
+    """Position of the best valid row (first one on ties), or None if no row ran."""
+    valid = valid_mask(values)
+    if not valid.any():
+        return None
+    if metric.higher_is_better:
+        return int(np.argmax(np.where(valid, values, -np.inf)))
+    return int(np.argmin(np.where(valid, values, np.inf)))
+
+
+def worst_position(values: np.ndarray, metric: Metric) -> int | None:
+    """Position of the worst valid row (first one on ties), or None if no row ran."""
+    valid = valid_mask(values)
+    if not valid.any():
+        return None
+    if metric.higher_is_better:
+        return int(np.argmin(np.where(valid, values, np.inf)))
+    return int(np.argmax(np.where(valid, values, -np.inf)))
+
+
+def ratio_to(values: np.ndarray | float, best: float, metric: Metric) -> np.ndarray:
+    """Ratio of each value to ``best`` (1.0 = as good, > 1.0 = worse); NaN for failed values."""
+    array = np.asarray(values, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = best / array if metric.higher_is_better else array / best
+    return np.where(valid_mask(array), ratio, np.nan)
+
+
+def rank_order(values: np.ndarray, metric: Metric) -> np.ndarray:
+    """Positions of the valid rows, best first; ties keep input order."""
+    valid = np.flatnonzero(valid_mask(values))
+    keys = -values[valid] if metric.higher_is_better else values[valid]
+    return valid[np.argsort(keys, kind="stable")]

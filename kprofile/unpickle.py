@@ -1,0 +1,129 @@
+"""A restricted unpickler for kbench result pickles.
+
+A pickle can name any importable callable and call it while loading; ``pickle.load``
+would run ``os.system`` if the file asked it to. This unpickler resolves only the
+(module, name) pairs a pandas DataFrame pickle needs, as written by pandas 2.x and 3.x
+(with numpy 1.x or 2.x), and refuses every other global before anything is imported
+or called. Persistent ids and out-of-band buffers are refused as well.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+import pickle
+from typing import IO, Any
+
+# (module as written in the pickle, name) -> (module to import here, attribute).
+# Old paths written by pandas 2.x / numpy 1.x map to where the object lives now.
+_NUMPY_CORE = "numpy._core" if importlib.util.find_spec("numpy._core") else "numpy.core"
+
+
+def _entries() -> dict[tuple[str, str], tuple[str, str]]:
+    table: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def allow(modules: tuple[str, ...], name: str, target: tuple[str, str] | None = None) -> None:
+        for module in modules:
+            table[(module, name)] = target or (module, name)
+
+    # Python builtins that plain data (and protocol 2 bytes) need.
+    for name in ("slice", "set", "frozenset", "bytearray", "complex", "range"):
+        allow(("builtins",), name)
+        table[("__builtin__", name)] = ("builtins", name)
+    allow(("_codecs",), "encode")
+    allow(("collections",), "OrderedDict")
+    for name in ("datetime", "date", "time", "timedelta", "timezone"):
+        allow(("datetime",), name)
+    # numpy arrays, dtypes and scalars.
+    allow(("numpy",), "ndarray")
+    allow(("numpy",), "dtype")
+    for name in ("_reconstruct", "scalar"):
+        allow(("numpy.core.multiarray", "numpy._core.multiarray"), name, (f"{_NUMPY_CORE}.multiarray", name))
+    allow(("numpy.core.numeric", "numpy._core.numeric"), "_frombuffer", (f"{_NUMPY_CORE}.numeric", "_frombuffer"))
+    # pandas containers, arrays and dtypes: public name -> where pandas 3 exports it.
+    public = {
+        "DataFrame": ("pandas.core.frame",),
+        "Series": ("pandas.core.series",),
+        "Index": ("pandas.core.indexes.base",),
+        "RangeIndex": ("pandas.core.indexes.range",),
+        "DatetimeIndex": ("pandas.core.indexes.datetimes",),
+        "CategoricalIndex": ("pandas.core.indexes.category",),
+        "Categorical": ("pandas.core.arrays.categorical", "pandas.arrays"),
+        "CategoricalDtype": ("pandas.core.dtypes.dtypes",),
+        "DatetimeTZDtype": ("pandas.core.dtypes.dtypes",),
+        "StringDtype": ("pandas.core.arrays.string_",),
+        "BooleanDtype": ("pandas.core.arrays.boolean",),
+        "Timestamp": ("pandas._libs.tslibs.timestamps",),
+        "Timedelta": ("pandas._libs.tslibs.timedeltas",),
+        "NA": ("pandas._libs.missing",),
+        "NaT": ("pandas._libs.tslibs.nattype",),
+    }
+    for size in (8, 16, 32, 64):
+        public[f"Int{size}Dtype"] = ("pandas.core.arrays.integer",)
+        public[f"UInt{size}Dtype"] = ("pandas.core.arrays.integer",)
+    for size in (32, 64):
+        public[f"Float{size}Dtype"] = ("pandas.core.arrays.floating",)
+    for name, modules in public.items():
+        allow(("pandas", *modules), name, ("pandas", name))
+    arrays = {
+        "StringArray": "pandas.core.arrays.string_",
+        "IntegerArray": "pandas.core.arrays.integer",
+        "FloatingArray": "pandas.core.arrays.floating",
+        "BooleanArray": "pandas.core.arrays.boolean",
+        "DatetimeArray": "pandas.core.arrays.datetimes",
+        "TimedeltaArray": "pandas.core.arrays.timedeltas",
+    }
+    for name, module in arrays.items():
+        allow(("pandas.arrays", module), name, ("pandas.arrays", name))
+    # pandas internals that DataFrame.__reduce__ and its blocks refer to.
+    allow(("pandas.core.indexes.base",), "_new_Index")
+    allow(("pandas.core.indexes.datetimes",), "_new_DatetimeIndex")
+    allow(("pandas.core.internals.managers",), "BlockManager")
+    allow(("pandas.core.internals.managers",), "SingleBlockManager")
+    allow(("pandas._libs.internals",), "_unpickle_block")
+    allow(("pandas._libs.arrays",), "__pyx_unpickle_NDArrayBacked")
+    allow(("pandas._libs.tslibs.timestamps",), "_unpickle_timestamp")
+    allow(("pandas._libs.tslibs.timedeltas",), "_timedelta_unpickle")
+    return table
+
+
+ALLOWED: dict[tuple[str, str], tuple[str, str]] = _entries()
+
+
+class RefusedPickle(Exception):
+    """The file is not a pickle this program will load; nothing in it was run."""
+
+
+class _Restricted(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        target = ALLOWED.get((module, name))
+        if target is None:
+            hint = " (pyarrow-backed columns need pyarrow; write with plain dtypes)" if module.startswith("pyarrow") else ""
+            raise RefusedPickle(f"refused to load global {module}.{name}: not part of a pandas DataFrame pickle{hint}")
+        target_module, attribute = target
+        return getattr(importlib.import_module(target_module), attribute)
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise RefusedPickle("refused persistent id: not part of a pandas DataFrame pickle")
+
+
+def restricted_load(handle: IO[bytes]) -> Any:
+    """Unpickle from ``handle`` admitting only what a pandas DataFrame pickle needs.
+
+    Raises ``RefusedPickle`` for a forbidden global (before resolving or calling it) and
+    for anything that is not a well-formed pickle.
+    """
+    try:
+        return _Restricted(handle).load()
+    except RefusedPickle:
+        raise
+    except (pickle.UnpicklingError, EOFError) as exc:
+        raise RefusedPickle(f"not a valid pickle ({exc or 'truncated'})") from None
+    except (AttributeError, ImportError, TypeError, ValueError, IndexError, KeyError, MemoryError) as exc:
+        raise RefusedPickle(f"malformed pickle ({type(exc).__name__}: {exc})") from None
+
+
+def restricted_loads(data: bytes) -> Any:
+    """``restricted_load`` over bytes in memory."""
+    return restricted_load(io.BytesIO(data))
