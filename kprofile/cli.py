@@ -26,7 +26,7 @@ Examples:
   kprofile -d base.pkl new.pkl            new best vs baseline best, per shape (+ CSVs)
   kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024' -o merged.yaml
   kprofile -c run/*.pkl                   Kendall correlation table and correlation.png
-  kprofile results.pkl -m throughput      metric by name or case-insensitive prefix
+  kprofile results.pkl -m arith           metric by case-insensitive prefix: Arithmetic (GFLOPS/s)
 \b
 Inputs: kbench .pkl (loaded with a restricted unpickler) and .csv results, kbench
 spec and manifest .yaml. Files that cannot be read are reported and skipped.
@@ -55,19 +55,18 @@ Exit status: 0 success, 2 bad input or options (also when no input was usable).
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True, help="text: rich tables on a terminal, plain when piped.")
 def command(files: tuple[str, ...], **opts: object) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
-    from kprofile.run import NoUsableInput, run
+    from kprofile.run import NoUsableInput, load, run
 
     options = _options(files, opts)
+    outcome = load(options)
+    for record in outcome.skipped:
+        print(record, file=sys.stderr)
     try:
-        outcome = run(options)
+        run(options, outcome)
     except NoUsableInput as exc:
-        for record in exc.skipped:
-            print(record, file=sys.stderr)
         count = len(exc.skipped)
         print(f"{PROG}: error: no usable input ({count} file{'s' if count != 1 else ''} skipped)", file=sys.stderr)
         return EXIT_INPUT_ERROR
-    for record in outcome.skipped:
-        print(record, file=sys.stderr)
     _print(options, outcome)
     for message in outcome.messages:
         print(message, file=sys.stderr)
@@ -131,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CodegenError as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT_ERROR
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except click.exceptions.Abort:
         print(f"{PROG}: error: aborted", file=sys.stderr)
         return EXIT_INPUT_ERROR

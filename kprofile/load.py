@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hooks.errors import CodegenError
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.spec import expand_specs
 from kprofile.unpickle import RefusedPickle, restricted_load
@@ -87,7 +88,7 @@ def load_results(path: str) -> Results:
         return _load_yaml(path)
     except InvalidInputError:
         raise
-    except KprofileError as exc:
+    except CodegenError as exc:  # includes KprofileError and hooks' manifest errors
         raise invalid(exc.message if exc.location.line is None else f"line {exc.location.line}: {exc.message}") from None
     except OSError as exc:
         raise invalid(f"cannot read: {exc.strerror or exc}") from None

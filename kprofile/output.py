@@ -108,8 +108,8 @@ def render_rich(sections: Sequence[Section], stream: IO[str]) -> None:
         console.rule(f"[bold]{section.title}")
         if section.facts:
             facts = Table(show_header=False, box=None, padding=(0, 2))
-            facts.add_column(style="cyan")
-            facts.add_column()
+            facts.add_column(style="cyan", no_wrap=True)
+            facts.add_column(overflow="fold")
             for key, value in section.facts:
                 facts.add_row(key, cell(value))
             console.print(facts)
@@ -117,7 +117,7 @@ def render_rich(sections: Sequence[Section], stream: IO[str]) -> None:
             header, rows, numeric = table_cells(section.table)
             table = Table(box=box.SIMPLE_HEAVY)
             for name, num in zip(header, numeric):
-                table.add_column(name, justify="right" if num else "left")
+                table.add_column(name, justify="right" if num else "left", overflow="fold")
             marks = set(section.highlight)
             for i, row in enumerate(rows):
                 table.add_row(*row, style="bold green" if i in marks else None)

@@ -41,17 +41,24 @@ class Outcome:
     messages: list[str] = field(default_factory=list)  # for stderr
 
 
-def run(options: Options) -> Outcome:
+def load(options: Options) -> Outcome:
+    """Check the options and load every input; unusable files are kept in ``skipped``."""
     check_combinations(options)
     loaded, skipped = load_inputs(options.files)
-    outcome = Outcome(loaded, skipped)
-    if not loaded:
-        raise NoUsableInput(skipped)
+    return Outcome(loaded, skipped)
+
+
+def run(options: Options, outcome: Outcome) -> Outcome:
+    """Compute the views over ``outcome.inputs`` and write what was asked."""
+    if not outcome.inputs:
+        raise NoUsableInput(outcome.skipped)
     if options.mode == "merge":
         _merge(options, outcome)
         return outcome
     if options.query:
         outcome.inputs = _filtered(outcome.inputs, options.query, outcome)
+    if all(r.kind == "yaml" for r in outcome.inputs):
+        raise KprofileError("kprofile", "spec and manifest YAMLs hold no measurements; use --merge, or pass .pkl/.csv results")
     metric = resolve_metric([r.frame for r in outcome.inputs], options.metric, higher=options.higher_is_better)
     outcome.metric = metric
     if options.mode == "diff":

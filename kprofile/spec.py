@@ -57,15 +57,22 @@ class _Decoder:
     def __init__(self, total: int) -> None:
         self.total = total
         self.token_ids: dict[str, tuple[int, int]] = {}
+        self.parse_cache: dict[str, tuple[str, Any]] = {}
         self.names: list[str] = []
         self.name_ids: dict[str, int] = {}
         self.values: list[Any] = []
         self.codes: list[np.ndarray] = []  # per parameter: value id per row, -1 where absent
 
+    def parsed(self, token: str) -> tuple[str, Any]:
+        cached = self.parse_cache.get(token)
+        if cached is None:
+            cached = self.parse_cache[token] = parse_token(token)
+        return cached
+
     def ids(self, token: str) -> tuple[int, int]:
         found = self.token_ids.get(token)
         if found is None:
-            name, value = parse_token(token)
+            name, value = self.parsed(token)
             if name not in self.name_ids:
                 self.name_ids[name] = len(self.names)
                 self.names.append(name)
@@ -87,17 +94,20 @@ class _Decoder:
         if not rows or len(flat) % rows:
             return False
         grid = np.array(flat, dtype=object).reshape(rows, -1)
+        if any("=" in stem for stem in pd.unique(grid[:, 0])):
+            return False  # rows of different lengths: columns are misaligned
         decoded = []
         for position in range(1, grid.shape[1]):
             local, uniques = pd.factorize(grid[:, position])
-            pairs = self.pairs(uniques)
-            if (local < 0).any() or (pairs[:, 0] != pairs[0, 0]).any():
+            names = {self.parsed(t)[0] for t in uniques}
+            if len(names) != 1:
                 return False
-            decoded.append((int(pairs[0, 0]), pairs[local, 1]))
-        if len({name for name, _ in decoded}) != len(decoded):
+            decoded.append((names.pop(), local, uniques))
+        if len({name for name, _, _ in decoded}) != len(decoded):
             return False
-        for name_id, value_ids in decoded:
-            self.codes[name_id][start : start + rows] = value_ids
+        for _, local, uniques in decoded:
+            pairs = self.pairs(uniques)
+            self.codes[int(pairs[0, 0])][start : start + rows] = pairs[local, 1]
         return True
 
     def general(self, chunk: np.ndarray, start: int) -> None:

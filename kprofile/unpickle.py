@@ -121,7 +121,7 @@ def restricted_load(handle: IO[bytes]) -> Any:
     except (pickle.UnpicklingError, EOFError) as exc:
         raise RefusedPickle(f"not a valid pickle ({exc or 'truncated'})") from None
     except (AttributeError, ImportError, TypeError, ValueError, IndexError, KeyError, MemoryError) as exc:
-        raise RefusedPickle(f"malformed pickle ({type(exc).__name__}: {exc})") from None
+        raise RefusedPickle(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
 
 
 def restricted_loads(data: bytes) -> Any:

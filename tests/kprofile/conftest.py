@@ -1,0 +1,57 @@
+"""Shared helpers for kprofile tests: real kbench-format files written by pandas in tmp_path."""
+
+from __future__ import annotations
+
+import datetime
+import pickle
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).parents[2]
+FIXTURES = ROOT / "fixtures"
+
+
+def kbench_frame(rows: Sequence[dict[str, Any]], *, metric: str = "met (ms)", stem: str = "bench") -> pd.DataFrame:
+    """A merged_df: one row per dict of parameters plus its metric under ``metric``."""
+    specs, values = [], []
+    for row in rows:
+        params = {k: v for k, v in row.items() if k != metric}
+        specs.append(stem + "".join(f"/{k}={v}" for k, v in params.items()))
+        values.append(row.get(metric, np.nan))
+    return pd.DataFrame({
+        "mesh_idx": np.arange(len(rows)),
+        "name": [stem] * len(rows),
+        metric: np.array(values, dtype=float),
+        "iters": np.full(len(rows), 10),
+        "spec": specs,
+        "kbench_filter": [""] * len(rows),
+    })
+
+
+def kbench_payload(frame: pd.DataFrame, **meta: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = {"merged_df": frame, "build_df": frame[["mesh_idx", "name"]], "name": "bench", "file": "bench.mojo"}
+    payload.update(meta)
+    return payload
+
+
+@pytest.fixture
+def kb_write(tmp_path: Path) -> Callable[..., Path]:
+    """Write a kbench pickle (or CSV) for ``rows`` into tmp_path and return its path."""
+
+    def write(name: str, rows: Sequence[dict[str, Any]], *, metric: str = "met (ms)", **meta: Any) -> Path:
+        frame = kbench_frame(rows, metric=metric)
+        path = tmp_path / name
+        if path.suffix == ".csv":
+            frame.drop(columns=["mesh_idx"]).to_csv(path, index=False)
+        else:
+            meta.setdefault("git-revision", "abc1234")
+            meta.setdefault("datetime", datetime.datetime(2025, 1, 2, 3, 4, 5))
+            path.write_bytes(pickle.dumps(kbench_payload(frame, **meta)))
+        return path
+
+    return write
