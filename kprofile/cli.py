@@ -13,7 +13,7 @@ import click
 
 from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, CodegenError
 from kprofile.errors import PROG
-from kprofile.options import Options, parse_columns, parse_fraction
+from kprofile.options import DEFAULT_METRIC, Options, parse_columns, parse_fraction
 
 EPILOG = """\b
 Examples:
@@ -36,7 +36,7 @@ Exit status: 0 success, 2 bad input or options (also when no input was usable).
 
 @click.command(name=PROG, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("files", nargs=-1, type=click.Path(), metavar="FILES...")
-@click.option("-m", "--metric", default="met (ms)", show_default=True, help="Metric column: a name or a case-insensitive prefix of one.")
+@click.option("-m", "--metric", default=DEFAULT_METRIC, show_default=True, help="Metric column: a name or a case-insensitive prefix of one.")
 @click.option("--lower-is-better/--higher-is-better", "lower", default=None, help="Override the metric's direction (default: from its unit; per-second units are higher-is-better).")
 @click.option("-r", "--ratio", is_flag=True, help="Table of every entry with its ratio to the best.")
 @click.option("--head", type=int, metavar="N", help="Table of the best N entries.")

@@ -135,7 +135,7 @@ def _load_yaml(path: str) -> Results:
     if not instances:
         raise KprofileError(path, "no parameter instances (empty params, or every instance excluded by rules)")
     keys = list(dict.fromkeys(k for inst in instances for k in inst))
-    frame = pd.DataFrame.from_records(instances, columns=keys)
+    frame = pd.DataFrame({k: typed_column([inst.get(k) for inst in instances]) for k in keys})
     frame.insert(0, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
     return Results(
@@ -166,6 +166,22 @@ def _results(path: str, kind: str, frame: pd.DataFrame, meta: Mapping[str, Any])
         name=name, file=_text(meta.get("file")),
         git_revision=_text(meta.get("git-revision")), datetime=_text(meta.get("datetime")),
     )
+
+
+def typed_column(values: list[Any]) -> Any:
+    """YAML values as a column that keeps their types: int64/Int64, bool/boolean, float, object."""
+    present = [v for v in values if v is not None]
+    kinds = {type(v) for v in present}
+    missing = len(present) != len(values)
+    if kinds == {bool}:
+        return pd.array(values, dtype="boolean") if missing else np.array(values, dtype=bool)
+    if kinds == {int} and all(abs(v) < 2**63 for v in present):
+        return pd.array(values, dtype="Int64") if missing else np.array(values, dtype=np.int64)
+    if kinds and kinds <= {int, float}:
+        return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    return column
 
 
 def _text(value: Any) -> str | None:

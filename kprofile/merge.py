@@ -42,7 +42,7 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
         missing = [k for k in keys if k not in results.params]
         if missing:
             raise KprofileError(results.path, f"--merge: no pivot column {', '.join(map(repr, missing))}")
-        frames.append(results.frame[list(results.params)].convert_dtypes(convert_string=False))
+        frames.append(_nullable(results.frame[list(results.params)]))
     order = pd.concat([f[list(keys)] for f in frames], ignore_index=True).drop_duplicates(ignore_index=True)
     table = order
     conflicts = 0
@@ -58,6 +58,18 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
             table[base] = first.where(first.notna(), later)
             table = table.drop(columns=column)
     return Merged(table, keys, conflicts)
+
+
+def _nullable(frame: pd.DataFrame) -> pd.DataFrame:
+    """Integer and boolean columns as nullable dtypes, so an outer join keeps 256 as 256."""
+    converted = {}
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        if pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.BooleanDtype):
+            converted[column] = frame[column].astype("boolean")
+        elif pd.api.types.is_integer_dtype(dtype) and not isinstance(dtype, pd.api.extensions.ExtensionDtype):
+            converted[column] = frame[column].astype("Int64")
+    return frame.assign(**converted) if converted else frame
 
 
 def sort_rows(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

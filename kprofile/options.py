@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kprofile.errors import usage_error
-from kprofile.metric import DEFAULT_METRIC
+
+DEFAULT_METRIC = "met (ms)"
 
 
 @dataclass(frozen=True)
