@@ -217,9 +217,9 @@ def matching_rows(frame: pd.DataFrame, config: dict[str, Any]) -> np.ndarray:
 
 
 def _find_measured(frame: pd.DataFrame, modes: Sequence[ParamMode], values: np.ndarray, metric: Metric) -> tuple[int | None, float]:
-    if not modes or any(m.count == 0 for m in modes):
+    if any(m.count == 0 for m in modes):
         return None, math.nan
-    rows = matching_rows(frame, {m.name: m.value for m in modes})
+    rows = matching_rows(frame, {m.name: m.value for m in modes})  # no tuning columns: every row
     if not len(rows):
         return None, math.nan
     ran = rows[valid_mask(values[rows])]

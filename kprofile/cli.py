@@ -17,20 +17,20 @@ from kprofile.options import DEFAULT_METRIC, Options, parse_columns, parse_fract
 
 EPILOG = """\b
 Examples:
-  kprofile results.pkl                    summary: best entry, worst/best, shape
-  kprofile results.pkl -r                 every entry with its ratio to the best
-  kprofile results.pkl --head 10          best 10 (--tail 10: worst 10)
-  kprofile results.pkl -t 0.05 -v         common config of the best 5%, and the subset
-  kprofile results.pkl --within 0.02      ... of the entries within 2% of the best
-  kprofile a.pkl b.pkl -o best.yaml       best entry of each file into a manifest
-  kprofile -d base.pkl new.pkl            new best vs baseline best, per shape (+ CSVs)
-  kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024' -o merged.yaml
-  kprofile -c run/*.pkl                   Kendall correlation table and correlation.png
-  kprofile results.pkl -m arith           metric by case-insensitive prefix: Arithmetic (GFLOPS/s)
+  kprofile run.pkl                  summary: entries, best, worst/best, shape
+  kprofile run.pkl -r               every entry with its ratio to the best
+  kprofile run.pkl --head 10        best 10 (--tail 10: worst 10)
+  kprofile run.pkl -t 0.05 -v       best 5%: common config, -v lists them
+  kprofile run.pkl --within 0.02    ... of the entries within 2% of the best
+  kprofile run.pkl -m arith         metric by prefix: Arithmetic (GFLOPS/s)
+  kprofile a.pkl b.pkl -o best      best entry of each file into best.yaml
+  kprofile -d base.pkl new.pkl      new best vs baseline best per shape, CSVs
+  kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024'
+  kprofile -c run/*.pkl             Kendall correlations and correlation.png
 \b
-Inputs: kbench .pkl (loaded with a restricted unpickler) and .csv results, kbench
-spec and manifest .yaml. Files that cannot be read are reported and skipped.
-Exit status: 0 success, 2 bad input or options (also when no input was usable).
+Inputs: kbench .pkl (restricted unpickler) and .csv results, spec and
+manifest .yaml. Unreadable files are reported and skipped.
+Exit status: 0 success, 2 bad input or options (or no usable input).
 """
 
 

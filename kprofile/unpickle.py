@@ -76,6 +76,9 @@ def _entries() -> dict[tuple[str, str], tuple[str, str]]:
     }
     for name, module in arrays.items():
         allow(("pandas.arrays", module), name, ("pandas.arrays", name))
+    # pandas 1.x index classes, gone since 2.0: a plain Index holds the same values.
+    for name in ("Int64Index", "UInt64Index", "Float64Index", "NumericIndex"):
+        allow(("pandas.core.indexes.numeric",), name, ("pandas", "Index"))
     # pandas internals that DataFrame.__reduce__ and its blocks refer to.
     allow(("pandas.core.indexes.base",), "_new_Index")
     allow(("pandas.core.indexes.datetimes",), "_new_DatetimeIndex")

@@ -112,3 +112,9 @@ def test_split_by_groups_in_input_order(kb_write) -> None:  # type: ignore[no-un
     rows = [{"M": m, "A": a, "met (ms)": 1.0 + a} for m in (64, 8) for a in (1, 2)]
     parts = split_by(load_results(str(kb_write("r.pkl", rows))), ["M"])
     assert [p.frame["M"].tolist() for p in parts] == [[64, 64], [8, 8]]
+
+
+def test_a_file_without_tuning_columns_has_its_only_config_measured(kb_write) -> None:  # type: ignore[no-untyped-def]
+    rows = [{"M": 8, "met (ms)": 2.0}, {"M": 8, "met (ms)": 1.0}]
+    common = common_config(load_results(str(kb_write("r.pkl", rows))), MET, top=0.5)
+    assert (common.config, common.measured, common.ratio) == ({"M": 8}, 1, 1.0)

@@ -317,3 +317,16 @@ def test_help_lists_examples(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--help")
     assert code == 0
     assert "kprofile -d base.pkl new.pkl" in out and "--format [text|markdown|json]" in out
+
+
+def test_tuning_codegen_renders_the_written_manifest(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hooks.cli import main as codegen
+
+    assert run(capsys, *[f"run1/{s}.pkl" for s in SHAPES], "-o", "table")[0] == 0
+    Path("entry.snippet").write_text("Config(M=[@M], BM=[@BM], SWAP_AB=[@SWAP_AB], SCHEDULE=\"[@SCHEDULE]\"),\n")
+    Path("target.py").write_text("configs = [\n    # BEGIN\n    # END\n]\n")
+    assert codegen(["--manifest", "table.yaml", "--snippet", "entry.snippet", "--target", "target.py",
+                    "--begin-marker", "BEGIN", "--end-marker", "END"]) == 0
+    text = Path("target.py").read_text()
+    assert 'Config(M=256, BM=128, SWAP_AB=False, SCHEDULE="ws_pingpong"),' in text
+    assert 'Config(M=8, BM=64, SWAP_AB=True, SCHEDULE="default"),' in text

@@ -159,3 +159,14 @@ def test_pandas2_pickle_through_the_loader_decodes_specs() -> None:
     assert results.frame["SWAP_AB"].dtype == bool
     assert results.git_revision == "3f9c2a1d8e7b"
     assert results.datetime == "2025-03-04 10:15:00"
+
+
+def test_every_allowed_global_resolves_in_the_installed_pandas() -> None:
+    import importlib
+
+    from kprofile.unpickle import ALLOWED
+
+    for (module, name), (target_module, attribute) in ALLOWED.items():
+        assert getattr(importlib.import_module(target_module), attribute) is not None, (module, name)
+    assert not any(module.startswith(("os", "posix", "subprocess", "sys")) for module, _ in ALLOWED)
+    assert not any((module, name) in ALLOWED for module, name in (("builtins", "eval"), ("builtins", "exec"), ("builtins", "getattr"), ("builtins", "__import__")))
