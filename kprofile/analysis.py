@@ -163,9 +163,9 @@ class CommonConfig:
 
 
 def select_top(values: np.ndarray, metric: Metric, fraction: float) -> np.ndarray:
-    """The best ``ceil(fraction x valid rows)`` rows (at least one), best first."""
+    """The best ``floor(fraction x rows that ran)`` rows (at least one), best first."""
     order = rank_order(values, metric)
-    count = max(1, math.ceil(fraction * len(order) - 1e-9)) if len(order) else 0
+    count = max(1, math.floor(fraction * len(order) + 1e-9)) if len(order) else 0
     return order[:count]
 
 

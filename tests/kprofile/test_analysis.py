@@ -66,7 +66,7 @@ def test_best_rows_one_per_file() -> None:
 def test_common_config_matches_pandas(path: str, fraction: float) -> None:
     raw = _raw(path)
     ran = raw[(raw["met (ms)"] > 0) & raw["met (ms)"].notna()].sort_values("met (ms)", kind="stable")
-    subset = ran.iloc[: max(1, math.ceil(fraction * len(ran)))]
+    subset = ran.iloc[: max(1, int(fraction * len(ran)))]
     common = common_config(load_results(path), MET, top=fraction)
     assert sorted(common.subset.tolist()) == sorted(subset.index.tolist())
     for mode in common.modes:
