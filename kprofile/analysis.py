@@ -192,7 +192,7 @@ def common_config(results: Results, metric: Metric, *, top: float | None = None,
     tuning = tuning_columns(results)
     modes = tuple(_mode(results.frame[p], subset, p) for p in tuning)
     config = {p: plain(results.frame[p].iloc[0]) for p in shape_columns(results)}
-    config.update({m.name: m.value for m in modes})
+    config.update({m.name: m.value for m in modes if m.value is not None})  # None: the parameter is absent
     measured, ratio = _find_measured(results.frame, modes, values, metric)
     return CommonConfig(results, subset, int(valid_mask(values).sum()), modes, config, measured, ratio)
 

@@ -33,7 +33,7 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
     shape = shape_label(frame, shape_columns(results))
     facts: list[tuple[str, object]] = [("entries", len(frame)), ("failed", failed)]
     if best.position is None:
-        return Section("summary", _title(results, group), results.path, tuple(facts + [("shape", shape)]), notes=("every run failed: no best entry",))
+        return Section("summary", _title(results, group), results.path, tuple(facts + [("shape", shape or "-")]), notes=("every run failed: no best entry",))
     worst = worst_position(values, metric)
     assert worst is not None
     best_value = float(values[best.position])
@@ -46,7 +46,7 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
     ]
     config = best.config()
     tuning = tuning_columns(results) or results.params
-    table = pd.DataFrame({"parameter": list(tuning), "value": pd.Series([config[p] for p in tuning], dtype=object)})
+    table = pd.DataFrame({"parameter": list(tuning), "value": pd.Series([config[p] for p in tuning], dtype=object)}) if tuning else None
     notes: tuple[str, ...] = ()
     if SPEC in frame.columns:
         notes = (f"best spec: {frame[SPEC].iloc[best.position]}",)
@@ -95,7 +95,9 @@ def common_view(common: CommonConfig, metric: Metric, *, kind: str, amount: floa
     results = common.results
     what = f"top {amount:g} ({amount * 100:g}% of ranked entries)" if kind == "top" else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
     config = "/".join(f"{k}={format_value(v)}" for k, v in common.config.items())
-    if common.measured is None:
+    if not len(common.subset):
+        measured = "no run succeeded"
+    elif common.measured is None:
         measured = "never benchmarked"
     elif math.isnan(common.ratio):
         measured = f"measured (mesh_idx {plain(results.frame[MESH_IDX].iloc[common.measured])}), but the run failed"
