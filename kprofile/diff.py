@@ -136,6 +136,6 @@ def write_tables(tables: dict[str, pd.DataFrame], out_dir: str) -> list[str]:
     written = []
     for name, table in tables.items():
         path = folder / name
-        write_text_atomic(path, table.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
+        write_text_atomic(path, table.to_csv(index=False, lineterminator="\n", float_format="%.10g"))
         written.append(str(path))
     return written

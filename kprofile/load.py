@@ -46,10 +46,6 @@ class Results:
     git_revision: str | None = None
     datetime: str | None = None
 
-    @property
-    def label(self) -> str:
-        return Path(self.path).stem
-
 
 def kind_of(path: str) -> str:
     return KINDS.get(Path(path).suffix.lower(), "")

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from kprofile.errors import KprofileError
-from kprofile.options import DEFAULT_METRIC  # noqa: F401  (re-exported)
 
 _HIGHER = re.compile(r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s", re.IGNORECASE)
 _EXCLUDED = ("mesh_idx",)
