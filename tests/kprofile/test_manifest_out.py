@@ -84,7 +84,7 @@ def test_manifest_path(given_path: str, written: str) -> None:
 keys = st.sampled_from(["M", "N", "BM", "SWAP_AB", "SCHEDULE", "met (ms)", "x-y", "1", "true"])
 values = st.one_of(
     st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=False), st.sampled_from(AWKWARD),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8),
+    st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=8),
 )
 
 

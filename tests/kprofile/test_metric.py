@@ -16,7 +16,7 @@ COLUMNS = ["mesh_idx", "name", "met (ms)", "iters", "throughput (GElems/s)", "Da
 
 
 def _frame() -> pd.DataFrame:
-    data = {c: [1.0, 2.0] for c in COLUMNS}
+    data: dict[str, list[object]] = {c: [1.0, 2.0] for c in COLUMNS}
     data["name"] = ["a", "b"]
     data["spec"] = ["s", "t"]
     return pd.DataFrame(data)

@@ -75,7 +75,7 @@ def _reference(specs: list[Any]) -> dict[str, list[Any]]:
 
 
 def _normal(values: Any) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for v in pd.Series(values, dtype=object).tolist():
         if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
             out.append(None)
