@@ -27,6 +27,13 @@ Examples:
   kprofile -d base.pkl new.pkl      new best vs baseline best per shape, CSVs
   kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024'
   kprofile -c run/*.pkl             Kendall correlations and correlation.png
+  kprofile new/*.pkl --update table.yaml --dry-run
+                                    best config per shape into a curated
+                                    manifest: summary and diff, no write
+  kprofile run/*.pkl --cover 0.02 -o table
+                                    fewest configs within 2% of each best
+  kprofile run/*.pkl --importance --plot charts
+                                    which parameters matter, and PNG charts
 \b
 Inputs: kbench .pkl (restricted unpickler) and .csv results, spec and
 manifest .yaml. Unreadable files are reported and skipped.
@@ -47,7 +54,12 @@ Exit status: 0 success, 2 bad input or options (or no usable input).
 @click.option("-d", "--diff", is_flag=True, help="First file is the baseline: each later file's best vs the baseline's, per shape; writes <shape>.csv.")
 @click.option("--merge", is_flag=True, help="Outer-join the inputs (usually manifests) on the pivots.")
 @click.option("-c", "--correlation", is_flag=True, help="Kendall correlation of numeric parameters with the metric; writes correlation.png.")
-@click.option("-p", "--pivots", multiple=True, metavar="COLS", help="Columns to join (--merge) or group by (views, --diff): M,N,K or [M,N,K], repeatable.")
+@click.option("--update", metavar="MANIFEST", help="Put each file's best config (or --top/--within common config) into this existing manifest, matched by shape (-p; default: the columns constant in every file).")
+@click.option("--dry-run", is_flag=True, help="With --update: print the summary and the diff; write nothing.")
+@click.option("--cover", metavar="TOL", help="Fewest configs such that every shape has one within TOL of its best (0.02 or 2%); -o writes one entry per shape.")
+@click.option("--importance", is_flag=True, help="Rank parameters by how much a bad value can cost: the best ratio reachable with each value.")
+@click.option("--plot", metavar="DIR", help="With --importance: write PNG charts into DIR.")
+@click.option("-p", "--pivots", multiple=True, metavar="COLS", help="Columns to join (--merge), group by (views, --diff) or match shapes by (--update, --cover, --importance): M,N,K or [M,N,K], repeatable.")
 @click.option("--sort-pivots", multiple=True, metavar="COLS", help="With --merge: sort the rows by these columns.")
 @click.option("--query", metavar="EXPR", help="Keep rows where EXPR holds, e.g. 'M>64 and K<1024' (`quoted name` for any column).")
 @click.option("-o", "--output", metavar="PATH", help="Write the selected entries as a manifest (PATH.yaml). Nothing is written without it.")
@@ -78,7 +90,7 @@ def command(files: tuple[str, ...], **opts: object) -> int:
 
 def _options(files: tuple[str, ...], opts: dict[str, object]) -> Options:
     lower = opts["lower"]
-    top, within = opts["top"], opts["within"]
+    top, within, cover = opts["top"], opts["within"], opts["cover"]
     return Options(
         files=files,
         metric=str(opts["metric"]),
@@ -98,6 +110,11 @@ def _options(files: tuple[str, ...], opts: dict[str, object]) -> Options:
         output=opts["output"],  # type: ignore[arg-type]
         out_dir=str(opts["out_dir"]),
         format=str(opts["fmt"]),
+        update=opts["update"],  # type: ignore[arg-type]
+        dry_run=bool(opts["dry_run"]),
+        cover=None if cover is None else parse_fraction(str(cover), "--cover", allow_zero=True),
+        importance=bool(opts["importance"]),
+        plot=opts["plot"],  # type: ignore[arg-type]
     )
 
 

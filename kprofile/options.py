@@ -30,11 +30,26 @@ class Options:
     output: str | None = None
     out_dir: str = "."
     format: str = "text"
+    update: str | None = None
+    dry_run: bool = False
+    cover: float | None = None
+    importance: bool = False
+    plot: str | None = None
 
     @property
     def mode(self) -> str:
-        """``diff``, ``merge``, ``correlation`` (whole-input modes) or ``files`` (per-file views)."""
-        return "diff" if self.diff else "merge" if self.merge else "correlation" if self.correlation else "files"
+        """``diff``, ``merge``, ``correlation``, ``cover``, ``importance`` (whole-input modes)
+        or ``files`` (per-file views, and ``--update``)."""
+        for name, on in self._modes():
+            if on:
+                return name.lstrip("-")
+        return "files"
+
+    def _modes(self) -> tuple[tuple[str, bool], ...]:
+        return (
+            ("--diff", self.diff), ("--merge", self.merge), ("--correlation", self.correlation),
+            ("--cover", self.cover is not None), ("--importance", self.importance),
+        )
 
 
 def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
@@ -71,7 +86,7 @@ def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
 
 def check_combinations(options: Options) -> None:
     """Refuse flags that cannot work together, naming them."""
-    modes = [flag for flag, on in (("--diff", options.diff), ("--merge", options.merge), ("--correlation", options.correlation)) if on]
+    modes = [flag for flag, on in options._modes() if on]
     if len(modes) > 1:
         raise usage_error(f"{modes[0]} and {modes[1]} cannot be combined")
     views = [flag for flag, on in (
@@ -84,13 +99,32 @@ def check_combinations(options: Options) -> None:
         raise usage_error("--sort-pivots only applies to --merge")
     if options.correlation and options.pivots:
         raise usage_error("-p/--pivots does not apply to --correlation")
-    if options.output and options.mode in ("diff", "correlation"):
+    if options.output and options.mode in ("diff", "correlation", "importance"):
         raise usage_error(f"-o writes a manifest of selected entries; {modes[0]} selects none")
     selecting = [v for v in views if v != "--ratio"]
     if options.output and len(selecting) > 1:
         raise usage_error(f"-o: {selecting[0]} and {selecting[1]} select different entries; pass one of them")
+    _check_update(options, modes, selecting)
+    if options.plot is not None and not options.importance:
+        raise usage_error("--plot only applies to --importance")
     for flag, count in (("--head", options.head), ("--tail", options.tail)):
         if count is not None and count < 1:
             raise usage_error(f"{flag}: expected a positive number of entries, got {count}")
     if not options.files:
         raise usage_error("no input files; see kprofile --help")
+
+
+def _check_update(options: Options, modes: list[str], selecting: list[str]) -> None:
+    if options.dry_run and options.update is None:
+        raise usage_error("--dry-run only applies to --update")
+    if options.update is None:
+        return
+    if modes:
+        raise usage_error(f"--update works per result file; it cannot be combined with {modes[0]}")
+    if options.output:
+        raise usage_error("--update and -o both write a manifest; pass one of them")
+    several = [v for v in selecting if v in ("--head", "--tail")]
+    if several:
+        raise usage_error(f"--update takes one config per shape (the best, or the common config of --top/--within); {several[0]} selects several")
+    if len(selecting) > 1:
+        raise usage_error(f"--update: {selecting[0]} and {selecting[1]} choose different configs; pass one of them")

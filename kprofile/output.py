@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import IO, Any
 
@@ -98,32 +99,35 @@ def _plain_table(table: pd.DataFrame, highlight: Sequence[int]) -> list[str]:
 
 
 def render_rich(sections: Sequence[Section], stream: IO[str]) -> None:
-    """Rich tables (imported only when a terminal asks for them)."""
+    """Rich tables (imported only when a terminal asks for them). Text from the data is
+    never read as rich markup: a ``[M=64]`` or a diff line ``- [a, b]`` prints as written."""
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(file=stream, highlight=False)
     for section in sections:
-        console.rule(f"[bold]{section.title}")
+        console.rule(f"[bold]{escape(section.title)}")
         if section.facts:
             facts = Table(show_header=False, box=None, padding=(0, 2))
             facts.add_column(style="cyan", no_wrap=True)
             facts.add_column(overflow="fold")
             for key, value in section.facts:
-                facts.add_row(key, cell(value))
+                facts.add_row(Text(key), Text(cell(value)))
             console.print(facts)
         if section.table is not None:
             header, rows, numeric = table_cells(section.table)
             table = Table(box=box.SIMPLE_HEAVY)
             for name, num in zip(header, numeric):
-                table.add_column(name, justify="right" if num else "left", overflow="fold")
+                table.add_column(Text(name), justify="right" if num else "left", overflow="fold")
             marks = set(section.highlight)
             for i, row in enumerate(rows):
-                table.add_row(*row, style="bold green" if i in marks else None)
+                table.add_row(*(Text(c) for c in row), style="bold green" if i in marks else None)
             console.print(table)
         for note in section.notes:
-            console.print(note)
+            console.print(Text(note), soft_wrap="\n" in note)
 
 
 # ---------------------------------------------------------------- markdown
@@ -147,13 +151,23 @@ def render_markdown(sections: Sequence[Section]) -> str:
                 cells = [f"**{_md(c)}**" if i in marks else _md(c) for c in row]
                 lines.append("| " + " | ".join(cells) + " |")
             lines.append("")
-        lines += [_md(n) for n in section.notes]
+        lines += [_md_note(n) for n in section.notes]
         blocks.append("\n".join(lines).rstrip("\n"))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _md_note(note: str) -> str:
+    """A one-line note as text; a multi-line note (a diff) as a fenced block, verbatim."""
+    if "\n" not in note:
+        return _md(note)
+    longest = max((len(run) for run in re.findall(r"`+", note)), default=0)
+    fence = "`" * max(3, longest + 1)
+    language = "diff" if note.startswith("--- ") else ""
+    return f"{fence}{language}\n{note}\n{fence}"
 
 
 # ---------------------------------------------------------------- json

@@ -1,20 +1,21 @@
 """One kprofile run: load, filter, compute the requested views, write what was asked.
 
-Pure apart from the files it is told to write (``-o``, ``--diff`` CSVs, ``-c`` PNG);
-printing and exit codes belong to ``kprofile.cli``.
+Pure apart from the files it is told to write (``-o``, ``--update``, ``--diff`` CSVs,
+``-c`` PNG, ``--plot`` PNGs); printing and exit codes belong to ``kprofile.cli``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kprofile.analysis import common_config, split_by
-from kprofile.errors import InvalidInput, KprofileError
+from kprofile.analysis import CommonConfig, common_config, common_shape_columns, split_by
+from kprofile.errors import InvalidInput, KprofileError, usage_error
 from kprofile.load import Results, load_inputs
 from kprofile.manifest_out import Source, manifest_path, manifest_text
 from kprofile.metric import Metric, metric_values, rank_order, resolve_metric
@@ -44,6 +45,8 @@ class Outcome:
 def load(options: Options) -> Outcome:
     """Check the options and load every input; unusable files are kept in ``skipped``."""
     check_combinations(options)
+    if options.update is not None and not os.path.exists(options.update):
+        raise KprofileError(options.update, "--update: no such manifest; --update changes an existing one (-o PATH writes a new one)")
     loaded, skipped = load_inputs(options.files)
     return Outcome(loaded, skipped)
 
@@ -65,6 +68,10 @@ def run(options: Options, outcome: Outcome) -> Outcome:
         _diff(options, outcome, metric)
     elif options.mode == "correlation":
         _correlation(options, outcome, metric)
+    elif options.mode == "cover":
+        _cover(options, outcome, metric)
+    elif options.mode == "importance":
+        _importance(options, outcome, metric)
     else:
         _views(options, outcome, metric)
     return outcome
@@ -86,9 +93,14 @@ def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[R
 
 
 def _views(options: Options, outcome: Outcome, metric: Metric) -> None:
+    from kprofile.update_view import chosen_config
+
     selected: list[dict[str, Any]] = []
+    pivots = options.pivots or common_shape_columns(outcome.inputs)
+    upserts: list[dict[str, Any]] = []
     for results in outcome.inputs:
         for part in split_by(results, options.pivots):
+            common: CommonConfig | None = None
             group = group_label(part, options.pivots)
             outcome.sections.append(summary_view(part, metric, group=group))
             values = metric_values(part.frame, metric)
@@ -109,8 +121,16 @@ def _views(options: Options, outcome: Outcome, metric: Metric) -> None:
                 outcome.sections += common_view(common, metric, kind=kind, amount=amount, group=group, verbose=options.verbose)
                 chosen = common.subset
             selected += _records(part, np.sort(chosen))
+            if options.update is not None:
+                config = chosen_config(part, metric, common, pivots)
+                if config is None:
+                    outcome.messages.append(f"{part.path}{f' [{group}]' if group else ''}: no successful run; left out of --update")
+                else:
+                    upserts.append(config)
     if options.output:
         _write_manifest(options.output, selected, outcome)
+    if options.update is not None:
+        _update(options.update, upserts, pivots, outcome, dry_run=options.dry_run)
 
 
 def _best_positions(values: np.ndarray, metric: Metric) -> np.ndarray:
@@ -175,3 +195,75 @@ def _correlation(options: Options, outcome: Outcome, metric: Metric) -> None:
     png = write_heatmap(result, options.out_dir, metric)
     outcome.written.append(png)
     outcome.sections += correlation_sections(result, metric, png)
+
+
+def _update(path: str, selections: list[dict[str, Any]], pivots: Sequence[str], outcome: Outcome, *, dry_run: bool) -> None:
+    """Upsert into the manifest at ``path``: written atomically and only if it changes."""
+    from hooks.diff import unified_diff
+    from hooks.textio import read_text, write_text_atomic
+    from kprofile.update import update_manifest
+    from kprofile.update_view import diff_section, update_section
+
+    if not selections:
+        raise KprofileError(path, "--update: no config to put in (no successful run in any input)")
+    text = read_text(path)
+    result = update_manifest(text, selections, pivots=pivots, path=path)
+    changed = result.text != text
+    if dry_run:
+        state = "dry run: nothing written" if changed else "dry run: nothing would change"
+    else:
+        state = "updated" if changed else "nothing to change: not rewritten"
+    outcome.sections.append(update_section(result, path=path, pivots=pivots, state=state))
+    if dry_run:
+        if changed:
+            outcome.sections.append(diff_section(path, unified_diff(text, result.text, path, path)))
+        return
+    if changed:
+        try:
+            write_text_atomic(path, result.text)
+        except OSError as exc:
+            raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
+        outcome.written.append(path)
+        outcome.messages.append(f"updated {path}")
+
+
+def _cover(options: Options, outcome: Outcome, metric: Metric) -> None:
+    from kprofile.combine import combine
+    from kprofile.cover import AnalysisInputError, cover
+    from kprofile.cover_view import cover_entries, cover_sections
+
+    assert options.cover is not None
+    combined = combine(outcome.inputs, options.pivots)
+    try:
+        result = cover(
+            combined.frame, shape_cols=combined.shape_cols, param_cols=combined.param_cols,
+            metric=metric.column, lower_is_better=not metric.higher_is_better, tol=options.cover,
+        )
+    except AnalysisInputError as exc:
+        raise usage_error(f"--cover: {exc}") from None
+    outcome.sections += cover_sections(result, shape_cols=combined.shape_cols, metric=metric)
+    if options.output:
+        _write_manifest(options.output, cover_entries(result, combined.shape_cols), outcome)
+
+
+def _importance(options: Options, outcome: Outcome, metric: Metric) -> None:
+    from kprofile.combine import combine
+    from kprofile.importance import AnalysisInputError, importance, plot_importance
+    from kprofile.importance_view import importance_sections
+
+    combined = combine(outcome.inputs, options.pivots)
+    try:
+        result = importance(
+            combined.frame, shape_cols=combined.shape_cols, param_cols=combined.param_cols,
+            metric=metric.column, lower_is_better=not metric.higher_is_better,
+        )
+    except AnalysisInputError as exc:
+        raise usage_error(f"--importance: {exc}") from None
+    written: list[str] = []
+    if options.plot is not None:
+        try:
+            written = [str(p) for p in plot_importance(result, options.plot)]
+        except OSError as exc:
+            raise KprofileError(options.plot, f"--plot: cannot write: {exc.strerror or exc}") from None
+    outcome.written += written
+    outcome.sections += importance_sections(result, shape_cols=combined.shape_cols, metric=metric, written=written)

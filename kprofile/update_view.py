@@ -1,0 +1,78 @@
+"""``--update``: what was chosen per shape, and the sections that report the upsert."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from kprofile.analysis import CommonConfig, best_row
+from kprofile.load import Results
+from kprofile.metric import Metric
+from kprofile.report import Section
+from kprofile.update import ShapeChange, UpdateResult, render_scalar, shape_label
+
+STATUSES = ("added", "changed", "unchanged")
+
+
+def chosen_config(results: Results, metric: Metric, common: CommonConfig | None, pivots: Sequence[str]) -> dict[str, Any] | None:
+    """The config to upsert for one file (or ``-p`` group): the common config of
+    ``--top``/``--within`` if given, else the best entry; pivots first, missing values left
+    out. None when no run succeeded."""
+    if common is not None:
+        config = common.config if len(common.subset) else None
+    else:
+        best = best_row(results, metric)
+        config = best.config() if best.position is not None else None
+    if config is None:
+        return None
+    ordered = {p: config[p] for p in pivots if p in config}
+    ordered.update((k, v) for k, v in config.items() if k not in ordered)
+    return {k: v for k, v in ordered.items() if v is not None}
+
+
+def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], state: str) -> Section:
+    """One row per shape: its status, the params entry it is (or became), and what changed."""
+    counts = summary_counts(result.changes)
+    facts: tuple[tuple[str, Any], ...] = (
+        ("manifest", path),
+        ("matched by", ", ".join(pivots)),
+        *counts.items(),
+        ("file", state),
+    )
+    table = pd.DataFrame({
+        "shape": [shape_label(c.shape) for c in result.changes],
+        "status": [c.status for c in result.changes],
+        "entry": [c.index for c in result.changes],
+        "changes": [_changes(c) for c in result.changes],
+    })
+    return Section("update", f"update: {path}", path, facts, table)
+
+
+def diff_section(path: str, diff: str) -> Section:
+    """``--dry-run``: the unified diff the update would make, as one preformatted note."""
+    return Section("update-diff", f"update: {path}: diff (dry run, nothing written)", path, notes=(diff.rstrip("\n"),))
+
+
+def _changes(change: ShapeChange) -> str:
+    if change.status == "unchanged":
+        return ""
+    if change.status == "added":
+        return ", ".join(f"{k}={_show(v)}" for k, v in change.after.items() if k not in change.shape)
+    return ", ".join(f"{k}: {_show(change.before.get(k, _UNSET))} -> {_show(change.after[k])}" for k in change.changed_keys)
+
+
+_UNSET = object()
+
+
+def _show(value: Any) -> str:
+    if value is _UNSET:
+        return "unset"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return render_scalar(value, flow=True)
+    return repr(value)
+
+
+def summary_counts(changes: Sequence[ShapeChange]) -> Mapping[str, int]:
+    return {s: sum(c.status == s for c in changes) for s in STATUSES}
