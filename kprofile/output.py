@@ -72,7 +72,7 @@ def render_plain(sections: Sequence[Section]) -> str:
             if section.facts:
                 lines.append("")
             lines += _plain_table(section.table, section.highlight)
-        lines += list(section.notes)
+        lines += [note.rstrip("\n") for note in section.notes]  # a diff note ends with its own newline
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
@@ -127,7 +127,7 @@ def render_rich(sections: Sequence[Section], stream: IO[str]) -> None:
                 table.add_row(*(Text(c) for c in row), style="bold green" if i in marks else None)
             console.print(table)
         for note in section.notes:
-            console.print(Text(note), soft_wrap="\n" in note)
+            console.print(Text(note.rstrip("\n")), soft_wrap="\n" in note)
 
 
 # ---------------------------------------------------------------- markdown
@@ -162,6 +162,7 @@ def _md(text: str) -> str:
 
 def _md_note(note: str) -> str:
     """A one-line note as text; a multi-line note (a diff) as a fenced block, verbatim."""
+    note = note.rstrip("\n")
     if "\n" not in note:
         return _md(note)
     longest = max((len(run) for run in re.findall(r"`+", note)), default=0)

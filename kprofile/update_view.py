@@ -51,8 +51,8 @@ def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], st
 
 
 def diff_section(path: str, diff: str) -> Section:
-    """``--dry-run``: the unified diff the update would make, as one preformatted note."""
-    return Section("update-diff", f"update: {path}: diff (dry run, nothing written)", path, notes=(diff.rstrip("\n"),))
+    """``--dry-run``: the unified diff the update would make, as one multi-line note (kept whole)."""
+    return Section("update-diff", f"update: {path}: diff (dry run, nothing written)", path, notes=(diff,))
 
 
 def _changes(change: ShapeChange) -> str:

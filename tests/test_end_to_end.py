@@ -45,7 +45,7 @@ MatmulConfig(
     num_pipeline_stages=[@STAGES],
     swap_ab=[@SWAP_AB],
     schedule=Schedule.[@SCHEDULE],
-),
+)
 """
 
 TARGET_TEXT = """\

@@ -165,7 +165,7 @@ def test_dry_run_json_and_markdown_carry_the_diff(demo: Path, capsys: pytest.Cap
     diff = "".join(difflib.unified_diff(ORIGINAL.splitlines(True), edited(ORIGINAL, RUN2_EDITS).splitlines(True), "table.yaml", "table.yaml"))
     assert code == 0 and document["written"] == []
     assert [s["view"] for s in document["sections"]] == ["summary"] * 3 + ["update", "update-diff"]
-    assert sections(out)["update-diff"]["notes"] == [diff.rstrip("\n")]
+    assert sections(out)["update-diff"]["notes"] == [diff]
     assert [r["status"] for r in sections(out)["update"]["rows"]] == ["changed", "changed", "added"]
     code, out, _ = run(capsys, *RUN2, "--update", "table.yaml", "--dry-run", "--format", "markdown")
     assert code == 0
@@ -472,3 +472,18 @@ def test_cover_and_importance_keep_integer_parameters_missing_from_some_files(tm
     code, out, _ = run(capsys, str(a), str(b), "--importance", "--format", "json")
     values = [(r["param"], r["value"], r["shapes"]) for r in sections(out)["importance-values"]["rows"]]
     assert sorted(values, key=str) == sorted([("BM", 64, 2), ("BM", 128, 1), ("SPLIT_K", 2, 1), ("SPLIT_K", 4, 1), ("SPLIT_K", None, 1)], key=str)
+
+
+def test_rich_prints_data_as_written_not_as_markup() -> None:
+    import io
+
+    from kprofile.output import render_rich
+    from kprofile.report import Section
+
+    stream = io.StringIO()
+    diff = "--- t.yaml\n+++ t.yaml\n@@ -1 +1 @@\n-params: [{M: 8}]\n+params: [{M: 8, BM: 64}]\n"
+    table = pd.DataFrame({"[@M]": ["[bold]x"]})
+    render_rich([Section("update-diff", "t.yaml [M=8]", None, (("k", "[1, 2]"),), table, notes=(diff,))], stream)
+    text = stream.getvalue()
+    for shown in ("t.yaml [M=8]", "[1, 2]", "[@M]", "[bold]x", diff.rstrip("\n")):
+        assert shown in text
