@@ -130,7 +130,7 @@ def _views(options: Options, outcome: Outcome, metric: Metric) -> None:
     if options.output:
         _write_manifest(options.output, selected, outcome)
     if options.update is not None:
-        _update(options.update, upserts, pivots, outcome, dry_run=options.dry_run)
+        _update(options.update, upserts, pivots, outcome, dry_run=options.dry_run, explicit=bool(options.pivots))
 
 
 def _best_positions(values: np.ndarray, metric: Metric) -> np.ndarray:
@@ -197,23 +197,27 @@ def _correlation(options: Options, outcome: Outcome, metric: Metric) -> None:
     outcome.sections += correlation_sections(result, metric, png)
 
 
-def _update(path: str, selections: list[dict[str, Any]], pivots: Sequence[str], outcome: Outcome, *, dry_run: bool) -> None:
-    """Upsert into the manifest at ``path``: written atomically and only if it changes."""
+def _update(path: str, selections: list[dict[str, Any]], pivots: Sequence[str], outcome: Outcome, *, dry_run: bool, explicit: bool) -> None:
+    """Upsert into the manifest at ``path``: written atomically and only if it changes.
+    Default pivots (not ``explicit``) that no manifest entry uses are dropped."""
     from hooks.diff import unified_diff
     from hooks.textio import read_text, write_text_atomic
     from kprofile.update import update_manifest
-    from kprofile.update_view import diff_section, update_section
+    from kprofile.update_view import diff_section, manifest_pivots, update_section
 
     if not selections:
         raise KprofileError(path, "--update: no config to put in (no successful run in any input)")
     text = read_text(path)
+    unused: tuple[str, ...] = ()
+    if not explicit:
+        pivots, unused = manifest_pivots(text, path, pivots)
     result = update_manifest(text, selections, pivots=pivots, path=path)
     changed = result.text != text
     if dry_run:
         state = "dry run: nothing written" if changed else "dry run: nothing would change"
     else:
         state = "updated" if changed else "nothing to change: not rewritten"
-    outcome.sections.append(update_section(result, path=path, pivots=pivots, state=state))
+    outcome.sections.append(update_section(result, path=path, pivots=pivots, state=state, unused=unused))
     if dry_run:
         if changed:
             outcome.sections.append(diff_section(path, unified_diff(text, result.text, path, path)))

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from hooks.manifest import parse_manifest
 from kprofile.analysis import CommonConfig, best_row
 from kprofile.load import Results
 from kprofile.metric import Metric
@@ -32,7 +33,18 @@ def chosen_config(results: Results, metric: Metric, common: CommonConfig | None,
     return {k: v for k, v in ordered.items() if v is not None}
 
 
-def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], state: str) -> Section:
+def manifest_pivots(text: str, path: str, candidates: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Default pivots (columns constant in the results) that the manifest's entries use,
+    and the ones they never mention (e.g. a constant ``dtype``): matching on a key no entry
+    has would add every shape as new. An empty manifest keeps every candidate."""
+    entries = parse_manifest(text, path).entries
+    if not entries:
+        return tuple(candidates), ()
+    used = tuple(p for p in candidates if any(p in e.values for e in entries))
+    return used, tuple(p for p in candidates if p not in used)
+
+
+def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], state: str, unused: Sequence[str] = ()) -> Section:
     """One row per shape: its status, the params entry it is (or became), and what changed."""
     counts = summary_counts(result.changes)
     facts: tuple[tuple[str, Any], ...] = (
@@ -47,7 +59,8 @@ def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], st
         "entry": [c.index for c in result.changes],
         "changes": [_changes(c) for c in result.changes],
     })
-    return Section("update", f"update: {path}", path, facts, table)
+    notes = (f"not matched by {', '.join(unused)}: constant in the results, but in no entry of the manifest (-p names the shape columns)",) if unused else ()
+    return Section("update", f"update: {path}", path, facts, table, notes=notes)
 
 
 def diff_section(path: str, diff: str) -> Section:

@@ -487,3 +487,51 @@ def test_rich_prints_data_as_written_not_as_markup() -> None:
     text = stream.getvalue()
     for shown in ("t.yaml [M=8]", "[1, 2]", "[@M]", "[bold]x", diff.rstrip("\n")):
         assert shown in text
+
+
+EXAMPLE = FIXTURES / "update" / "tuning_table_example.yaml"
+EXAMPLE_KEYS = ("MMA_M", "MMA_N", "BLOCK_K", "CLUSTER_M", "CLUSTER_N", "STAGES", "SWAP_AB", "K_GROUP_SIZE", "SCHEDULE")
+
+
+def example_rows(m: int, n: int, k: int, best: dict[str, Any]) -> list[dict[str, Any]]:
+    """A sweep of one shape over two values of every parameter, ``dtype`` constant; ``best`` is the fastest row."""
+    base = {"MMA_M": 256, "MMA_N": 256, "BLOCK_K": 64, "CLUSTER_M": 2, "SWAP_AB": False, "K_GROUP_SIZE": 1, "SCHEDULE": "default"}
+    other = {"MMA_M": 128, "MMA_N": 64, "BLOCK_K": 128, "CLUSTER_M": 1, "SWAP_AB": True, "K_GROUP_SIZE": 2, "SCHEDULE": "ds_scheduler"}
+    rows = [{"M": m, "N": n, "K": k, "dtype": "bfloat16", **config, "CLUSTER_N": c, "STAGES": s, "met (ms)": 2.0 + s + c}
+            for config in (base, other) for s in (3, 4, 5) for c in (1, 2)]
+    rows.append({"M": m, "N": n, "K": k, "dtype": "bfloat16", **base, **best, "met (ms)": 1.0})
+    return rows
+
+
+def changed_lines(old: str, new: str) -> list[tuple[str, int, int, list[str]]]:
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    return [(tag, i1, i2, b[j1:j2]) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if tag != "equal"]
+
+
+def test_update_on_a_hand_curated_table_touches_one_entry_and_appends_only(tmp_path: Path, kb_write: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = tmp_path / "tuning_table.yaml"
+    shutil.copyfile(EXAMPLE, manifest)
+    old = EXAMPLE.read_text()
+    # params[4] (M=8192, N=20480) sets CLUSTER_N: 2 and STAGES: 3; the sweep's best keeps CLUSTER_N 2, STAGES 4 (the default)
+    retuned = kb_write("M8192.pkl", example_rows(8192, 20480, 5376, {"CLUSTER_N": 2, "STAGES": 4}))
+    code, out, _ = run(capsys, str(retuned), "--update", str(manifest), "--format", "json")
+    assert code == 0
+    update = sections(out)["update"]
+    assert update["facts"]["matched by"] == "M, N, K"
+    assert update["notes"] == ["not matched by dtype: constant in the results, but in no entry of the manifest (-p names the shape columns)"]
+    assert [(r["status"], r["entry"]) for r in update["rows"]] == [("changed", 4)]
+    new = manifest.read_text()
+    start = old.splitlines().index("    M: 8192") - 1  # "  - <<: *defaults" of params[4]
+    # STAGES: 3 goes (4 is the default), the result's dtype is added after the entry's last key
+    assert old.splitlines()[start + 5] == "    STAGES: 3"
+    assert changed_lines(old, new) == [("replace", start + 5, start + 6, ["    dtype: bfloat16\n"])]
+    # a shape the table does not have: appended after the last entry, nothing else moves
+    shutil.copyfile(EXAMPLE, manifest)
+    fresh = kb_write("M2048.pkl", example_rows(2048, 1024, 64, {"MMA_N": 128, "BLOCK_K": 32}))
+    assert run(capsys, str(fresh), "--update", str(manifest))[0] == 0
+    last = old.rindex("K_GROUP_SIZE: 2\n") + len("K_GROUP_SIZE: 2\n")  # end of the last entry
+    appended = "\n  - <<: *defaults\n    M: 2048\n    N: 1024\n    K: 64\n    dtype: bfloat16\n    MMA_N: 128\n    BLOCK_K: 32\n"
+    assert manifest.read_text() == old[:last] + appended + old[last:]
+    entries = [dict(e.values) for e in load_manifest(manifest).entries]
+    assert entries[-1] == {"MMA_M": 256, "MMA_N": 128, "BLOCK_K": 32, "CLUSTER_M": 2, "CLUSTER_N": 1, "STAGES": 4, "SWAP_AB": False,
+                           "K_GROUP_SIZE": 1, "SCHEDULE": "default", "M": 2048, "N": 1024, "K": 64, "dtype": "bfloat16"}
