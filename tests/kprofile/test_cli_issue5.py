@@ -381,6 +381,20 @@ def test_cover_over_files_of_one_shape_each_higher_is_better(tmp_path: Path, kb_
     assert not any(frozenset().union(*combo) == frozenset(frame["M"]) for combo in itertools.combinations(covers, len(chosen) - 1))
 
 
+def test_cover_splits_one_file_by_its_runtime_parameters(tmp_path: Path, kb_write: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """One CSV with every shape (kbench marks the sizes $M, $N): the same answer as one file per shape."""
+    rows = grid_rows()
+    per_shape = [str(kb_write(f"M{m}.pkl", [r for r in rows if r["M"] == m], metric="throughput (GElems/s)")) for m in sorted({r["M"] for r in rows})]
+    runtime = [{("$" + k if k in ("M", "N") else k): v for k, v in r.items()} for r in rows]
+    one = kb_write("all.csv", runtime, metric="throughput (GElems/s)")
+    _, split, _ = run(capsys, *per_shape, "-m", "throughput", "--cover", "0.02", "--format", "json")
+    _, whole, _ = run(capsys, str(one), "-m", "throughput", "--cover", "0.02", "--format", "json")
+    assert sections(whole)["cover"]["facts"]["shapes by"] == "M, N"
+    assert sections(whole)["cover"]["facts"]["shapes"] == 6
+    for view in ("cover", "cover-assignment", "cover-uncovered"):
+        assert sections(whole)[view]["rows"] == sections(split)[view]["rows"]
+
+
 @pytest.mark.parametrize("fmt", ["markdown", "json"])
 def test_cover_formats(demo: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
     code, out, _ = run(capsys, *RUN1, "--cover", "0.1", "--format", fmt)
