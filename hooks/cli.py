@@ -8,13 +8,13 @@ single-table mode takes the reference tool's flags; registry mode reads
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
+from hooks.clirun import run_command
+from hooks.errors import CodegenError
 from hooks.languages import LANGUAGES
 from hooks.render import DEFAULT_INDENT
 from hooks.table import Table, default_source_label
@@ -127,24 +127,7 @@ def command(ctx: click.Context, files: tuple[str, ...], **opts: object) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        code = command.main(args=list(argv) if argv is not None else None, prog_name=PROG, standalone_mode=False)
-    except CodegenErrors as exc:
-        for error in exc.errors:
-            print(error, file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except CodegenError as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except click.exceptions.Abort:
-        print(f"{PROG}: error: aborted", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except click.ClickException as exc:
-        print(f"{PROG}: error: {exc.format_message()}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    if code is None:  # --help printed
-        return EXIT_OK
-    return int(code)
+    return run_command(command, argv, PROG)
 
 
 if __name__ == "__main__":

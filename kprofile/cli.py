@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 import click
 
-from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, CodegenError
+from hooks.clirun import run_command
+from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK
 from kprofile.errors import PROG
 from kprofile.options import DEFAULT_METRIC, Options, parse_columns, parse_fraction
 
@@ -142,25 +143,7 @@ def _print(options: Options, outcome: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        code = command.main(args=list(argv) if argv is not None else None, prog_name=PROG, standalone_mode=False)
-    except CodegenError as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except BrokenPipeError:  # e.g. piped into head: stop quietly
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except click.exceptions.Abort:
-        print(f"{PROG}: error: aborted", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except click.ClickException as exc:
-        print(f"{PROG}: error: {exc.format_message()}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    if code is None:  # --help printed
-        return EXIT_OK
-    return int(code)
+    return run_command(command, argv, PROG)
 
 
 if __name__ == "__main__":
