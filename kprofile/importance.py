@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from kprofile.cover import AnalysisInputError, measure
+from kprofile.measure import AnalysisInputError, measure
 
 if TYPE_CHECKING:  # matplotlib is imported only when a chart is drawn
     from matplotlib.figure import Figure

@@ -1,0 +1,115 @@
+"""Measurements reduced to one ratio per (shape, config): what ``--cover`` and ``--importance`` share.
+
+Input: one row per measured (shape, config). A shape is the tuple of ``shape_cols``
+values, a config the tuple of ``param_cols`` values (NaN counts as a value of its own).
+Failed runs (metric 0, negative, NaN or infinite) are dropped; a (shape, config)
+measured twice keeps its best measurement. Ratio convention: 1.0 is the shape's best,
+worse is above 1.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+class AnalysisInputError(ValueError):
+    """Input the analysis cannot work with; ``str()`` is one line for the user."""
+
+
+@dataclass(frozen=True, eq=False)
+class Measured:
+    """Successful measurements reduced to one row per (shape, config), with ratios.
+
+    ``table`` columns: ``shape`` and ``config`` (integer ids, numbered in order of first
+    appearance in the input), ``value`` (the best measurement), ``best`` (the shape's
+    best value) and ``ratio`` (1.0 for the shape's best). Sorted by shape, then config.
+    ``shapes`` / ``configs`` map those ids (their index) to the shape / parameter
+    columns, including shapes and configs that only had failed runs.
+    """
+
+    table: pd.DataFrame
+    shapes: pd.DataFrame
+    configs: pd.DataFrame
+
+
+def measure(
+    df: pd.DataFrame,
+    *,
+    shape_cols: Sequence[str],
+    param_cols: Sequence[str],
+    metric: str,
+    lower_is_better: bool,
+) -> Measured:
+    """Validate the input and compute every (shape, config) ratio, vectorized."""
+    shape_cols, param_cols = list(shape_cols), list(param_cols)
+    check_columns(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+    shape_id = _group_ids(df, shape_cols)
+    config_id = _group_ids(df, param_cols)
+    value = pd.to_numeric(df[metric], errors="coerce").astype(float)
+    ok = np.isfinite(value.to_numpy()) & (value.to_numpy() > 0)
+    if not ok.any():
+        raise AnalysisInputError(f"no successful run: every {metric!r} value is 0, negative or missing")
+    best_of = "min" if lower_is_better else "max"
+    table = (
+        pd.DataFrame({"shape": shape_id[ok], "config": config_id[ok], "value": value[ok]})
+        .groupby(["shape", "config"], sort=True)["value"]
+        .agg(best_of)
+        .reset_index()
+    )
+    table["best"] = table.groupby("shape")["value"].transform(best_of)
+    table["ratio"] = table["value"] / table["best"] if lower_is_better else table["best"] / table["value"]
+    return Measured(
+        table=table,
+        shapes=_first_rows(df, shape_cols, shape_id),
+        configs=_first_rows(df, param_cols, config_id),
+    )
+
+
+def check_columns(
+    df: pd.DataFrame, *, shape_cols: Sequence[str], param_cols: Sequence[str], metric: str
+) -> None:
+    """Raise ``AnalysisInputError`` for empty input or columns the frame does not have."""
+    if len(df) == 0:
+        raise AnalysisInputError("no results: the table is empty")
+    if not param_cols:
+        raise AnalysisInputError("no parameter columns to analyze")
+    wanted = [*shape_cols, *param_cols, metric]
+    unknown = [c for c in dict.fromkeys(wanted) if c not in df.columns]
+    if unknown:
+        raise AnalysisInputError(
+            f"unknown column(s) {', '.join(map(repr, unknown))}; available: {', '.join(map(str, df.columns))}"
+        )
+    both = sorted(set(shape_cols) & set(param_cols) | ({metric} & set([*shape_cols, *param_cols])))
+    if both:
+        raise AnalysisInputError(f"column(s) {', '.join(map(repr, both))} used in more than one role")
+
+
+def _group_ids(df: pd.DataFrame, cols: list[str]) -> pd.Series:
+    """Integer id per row for the tuple of ``cols``, numbered by first appearance; NaN is a value."""
+    if not cols:
+        return pd.Series(0, index=df.index, dtype="int64")
+    ids = df.groupby(cols, sort=False, dropna=False).ngroup()
+    return ids.astype("int64")
+
+
+def _first_rows(df: pd.DataFrame, cols: list[str], ids: pd.Series) -> pd.DataFrame:
+    first = ~ids.duplicated()
+    out = df.loc[first.to_numpy(), cols].copy()
+    out.index = pd.Index(ids[first].to_numpy(), name=None)
+    return out.sort_index()
+
+
+def within_tol(table: pd.DataFrame, tol: float, *, lower_is_better: bool) -> pd.Series:
+    """Rows of a ``Measured.table`` whose value is within ``tol`` of the shape's best.
+
+    Checked in the three ways a reader may write it (ratio <= 1 + tol, ratio - 1 <= tol,
+    and value against best * (1 + tol)), so no float rounding can make an answer that
+    one of them rejects.
+    """
+    ratio, value, best = table["ratio"], table["value"], table["best"]
+    scaled = value <= best * (1 + tol) if lower_is_better else value * (1 + tol) >= best
+    return (ratio <= 1 + tol) & (ratio - 1 <= tol) & scaled
