@@ -15,26 +15,18 @@ Plain string building, so the bytes depend only on the entries and the header fa
 ``defaults`` holds the keys equal (same type and value) in every entry; each entry
 merges it and adds its own keys, in input order. Scalars are written so that YAML 1.1
 (PyYAML) reads back the same type: strings that would read as numbers, booleans or null
-are quoted, floats always carry a dot or an exponent YAML accepts.
+are quoted, floats always carry a dot or an exponent YAML accepts (``kprofile.yaml_scalar``,
+the renderer ``--update`` uses too, with its ``explicit`` quoting).
 """
 
 from __future__ import annotations
 
-import math
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from kprofile.analysis import plain
-
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*\Z")
-_RESOLVER = yaml.resolver.Resolver()
-_STR_TAG = "tag:yaml.org,2002:str"
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+from kprofile.yaml_scalar import render_scalar
 
 
 @dataclass(frozen=True)
@@ -54,47 +46,13 @@ class ManifestText:
 
 
 def scalar(value: Any) -> str:
-    """``value`` as a YAML scalar that PyYAML's safe loader reads back as the same value."""
+    """``value`` as a YAML scalar that PyYAML's safe loader reads back as the same value
+    (a missing value as null). Strings use the ``explicit`` quoting: plain words, else
+    double quotes with every invisible character escaped."""
     value = plain(value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _float(value)
-    text = str(value)
-    if _PLAIN.match(text) and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG:
-        return text
-    return _quoted(text)
-
-
-def _float(value: float) -> str:
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    text = repr(value)
-    mantissa, e, exponent = text.partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
-    if e and exponent[0] not in "+-":
-        exponent = "+" + exponent
-    return mantissa + (("e" + exponent) if e else "")
-
-
-def _quoted(text: str) -> str:
-    out = []
-    for char in text:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif unicodedata.category(char)[0] == "C" or char in "\x85\u2028\u2029\ufeff":
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+    if not (value is None or isinstance(value, (bool, int, float, str))):
+        value = str(value)  # e.g. a pandas Timestamp
+    return render_scalar(value, flow=False, quoting="explicit")
 
 
 def _same(a: Any, b: Any) -> bool:

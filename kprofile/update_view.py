@@ -12,7 +12,8 @@ from kprofile.analysis import CommonConfig, best_row
 from kprofile.load import Results
 from kprofile.metric import Metric
 from kprofile.report import Section
-from kprofile.update import ShapeChange, UpdateResult, render_scalar, shape_label
+from kprofile.update import ShapeChange, UpdateResult, shape_label
+from kprofile.yaml_scalar import render_scalar
 
 STATUSES = ("added", "changed", "unchanged")
 
