@@ -85,7 +85,7 @@ def format_summary(result: UpdateResult) -> str:
 
 
 def shape_label(shape: Mapping[str, Any]) -> str:
-    return "/".join(f"{k}={_show(v)}" for k, v in shape.items())
+    return "/".join(f"{k}={show_value(v)}" for k, v in shape.items())
 
 
 def _summary_line(change: ShapeChange) -> str:
@@ -93,9 +93,18 @@ def _summary_line(change: ShapeChange) -> str:
     if change.status == "added":
         return f"{head} (params[{change.index}])"
     if change.status == "changed":
-        parts = (f"{k}: {_show(change.before.get(k, _UNSET))} -> {_show(change.after[k])}" for k in change.changed_keys)
-        return f"{head} ({', '.join(parts)})"
+        return f"{head} ({change_details(change)})"
     return head
+
+
+def change_details(change: ShapeChange) -> str:
+    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for an
+    added one, and the empty string for an unchanged one."""
+    if change.status == "added":
+        return ", ".join(f"{k}={show_value(v)}" for k, v in change.after.items() if k not in change.shape)
+    if change.status == "changed":
+        return ", ".join(f"{k}: {show_value(change.before.get(k, _UNSET))} -> {show_value(change.after[k])}" for k in change.changed_keys)
+    return ""
 
 
 class _Unset:
@@ -106,7 +115,8 @@ class _Unset:
 _UNSET: Any = _Unset()
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not have."""
     if value is _UNSET:
         return "unset"
     if value is None or isinstance(value, (bool, int, float, str)):

@@ -12,8 +12,7 @@ from kprofile.analysis import CommonConfig, best_row
 from kprofile.load import Results
 from kprofile.metric import Metric
 from kprofile.report import Section
-from kprofile.update import ShapeChange, UpdateResult, shape_label
-from kprofile.yaml_scalar import render_scalar
+from kprofile.update import ShapeChange, UpdateResult, change_details, shape_label
 
 STATUSES = ("added", "changed", "unchanged")
 
@@ -58,7 +57,7 @@ def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], st
         "shape": [shape_label(c.shape) for c in result.changes],
         "status": [c.status for c in result.changes],
         "entry": [c.index for c in result.changes],
-        "changes": [_changes(c) for c in result.changes],
+        "changes": [change_details(c) for c in result.changes],
     })
     notes = (f"not matched by {', '.join(unused)}: constant in the results, but in no entry of the manifest (-p names the shape columns)",) if unused else ()
     return Section("update", f"update: {path}", path, facts, table, notes=notes)
@@ -67,25 +66,6 @@ def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], st
 def diff_section(path: str, diff: str) -> Section:
     """``--dry-run``: the unified diff the update would make, as one multi-line note (kept whole)."""
     return Section("update-diff", f"update: {path}: diff (dry run, nothing written)", path, notes=(diff,))
-
-
-def _changes(change: ShapeChange) -> str:
-    if change.status == "unchanged":
-        return ""
-    if change.status == "added":
-        return ", ".join(f"{k}={_show(v)}" for k, v in change.after.items() if k not in change.shape)
-    return ", ".join(f"{k}: {_show(change.before.get(k, _UNSET))} -> {_show(change.after[k])}" for k in change.changed_keys)
-
-
-_UNSET = object()
-
-
-def _show(value: Any) -> str:
-    if value is _UNSET:
-        return "unset"
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return render_scalar(value, flow=True)
-    return repr(value)
 
 
 def summary_counts(changes: Sequence[ShapeChange]) -> Mapping[str, int]:
