@@ -16,13 +16,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from support import BIN, PROJECT, local_hook
 
-PROJECT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 RUN2 = sorted((PROJECT / "fixtures" / "results" / "run2").glob("*.pkl"))
 MANIFEST = "kernels/tuning_table.yaml"
 TARGET = "kernels/matmul_configs.mojo"
@@ -58,20 +56,6 @@ fn matmul_configs() -> List[MatmulConfig]:
         # END-MATMUL-CONFIGS
     ]
 """
-
-# Copied in spirit from tests/codegen/test_precommit.py (test modules are not importable
-# from here): the published hook as a ``repo: local`` hook running this interpreter's script.
-HOOK_FIELDS = ("id", "name", "files", "exclude", "types", "types_or", "exclude_types", "require_serial", "pass_filenames", "args")
-
-
-def local_hook(hook_id: str) -> dict[str, Any]:
-    hook = next(h for h in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text()) if h["id"] == hook_id)
-    local = {key: hook[key] for key in HOOK_FIELDS if key in hook}
-    program, _, arguments = hook["entry"].partition(" ")
-    local["entry"] = f"{BIN / program} {arguments}".rstrip()
-    local["language"] = "system"
-    return local
-
 
 class Repo:
     def __init__(self, root: Path, env: dict[str, str]) -> None:

@@ -24,29 +24,11 @@ from typing import Any
 
 import pytest
 import yaml
+from support import PROJECT, local_hook, project_hooks
 
-PROJECT = Path(__file__).resolve().parents[2]
-SCRIPT = Path(sys.executable).with_name("tuning-codegen")
-HOOK_FIELDS = ("id", "name", "files", "exclude", "types", "types_or", "exclude_types", "require_serial", "pass_filenames", "args")
 MOJO = "kernels/tuning_configs.mojo"
 PY = "python/dispatch.py"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
-
-
-def project_hooks() -> dict[str, dict[str, Any]]:
-    hooks = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
-    return {hook["id"]: hook for hook in hooks}
-
-
-def local_hook(hook_id: str) -> dict[str, Any]:
-    """The published hook as a ``repo: local`` hook running this interpreter's script."""
-    hook = project_hooks()[hook_id]
-    local = {key: hook[key] for key in HOOK_FIELDS if key in hook}
-    program, _, arguments = hook["entry"].partition(" ")
-    assert program == "tuning-codegen", hook["entry"]
-    local["entry"] = f"{SCRIPT} {arguments}".rstrip()
-    local["language"] = "system"
-    return local
 
 
 @pytest.fixture(scope="session")
