@@ -20,78 +20,90 @@ from typing import IO, Any
 _NUMPY_CORE = "numpy._core" if importlib.util.find_spec("numpy._core") else "numpy.core"
 
 
-def _entries() -> dict[tuple[str, str], tuple[str, str]]:
-    table: dict[tuple[str, str], tuple[str, str]] = {}
+Target = tuple[str, str]
+Allowlist = dict[tuple[str, str], Target]
 
-    def allow(modules: tuple[str, ...], name: str, target: tuple[str, str] | None = None) -> None:
-        for module in modules:
-            table[(module, name)] = target or (module, name)
 
-    # Python builtins that plain data (and protocol 2 bytes) need.
+def _allow(modules: tuple[str, ...], name: str, target: Target | None = None) -> Allowlist:
+    """``name`` as written under each of ``modules``, resolved to ``target`` (default: itself)."""
+    return {(module, name): target or (module, name) for module in modules}
+
+
+def _python() -> Allowlist:
+    """Builtins that plain data (and protocol 2 bytes) need."""
+    table: Allowlist = {}
     for name in ("slice", "set", "frozenset", "bytearray", "complex", "range"):
-        allow(("builtins",), name)
-        table[("__builtin__", name)] = ("builtins", name)
-    allow(("_codecs",), "encode")
-    allow(("collections",), "OrderedDict")
+        table |= _allow(("builtins",), name) | _allow(("__builtin__",), name, ("builtins", name))
+    table |= _allow(("_codecs",), "encode") | _allow(("collections",), "OrderedDict")
     for name in ("datetime", "date", "time", "timedelta", "timezone"):
-        allow(("datetime",), name)
-    # numpy arrays, dtypes and scalars.
-    allow(("numpy",), "ndarray")
-    allow(("numpy",), "dtype")
-    for name in ("_reconstruct", "scalar"):
-        allow(("numpy.core.multiarray", "numpy._core.multiarray"), name, (f"{_NUMPY_CORE}.multiarray", name))
-    allow(("numpy.core.numeric", "numpy._core.numeric"), "_frombuffer", (f"{_NUMPY_CORE}.numeric", "_frombuffer"))
-    # pandas containers, arrays and dtypes: public name -> where pandas 3 exports it.
-    public = {
-        "DataFrame": ("pandas.core.frame",),
-        "Series": ("pandas.core.series",),
-        "Index": ("pandas.core.indexes.base",),
-        "RangeIndex": ("pandas.core.indexes.range",),
-        "DatetimeIndex": ("pandas.core.indexes.datetimes",),
-        "CategoricalIndex": ("pandas.core.indexes.category",),
-        "Categorical": ("pandas.core.arrays.categorical", "pandas.arrays"),
-        "CategoricalDtype": ("pandas.core.dtypes.dtypes",),
-        "DatetimeTZDtype": ("pandas.core.dtypes.dtypes",),
-        "StringDtype": ("pandas.core.arrays.string_",),
-        "BooleanDtype": ("pandas.core.arrays.boolean",),
-        "Timestamp": ("pandas._libs.tslibs.timestamps",),
-        "Timedelta": ("pandas._libs.tslibs.timedeltas",),
-        "NA": ("pandas._libs.missing",),
-        "NaT": ("pandas._libs.tslibs.nattype",),
-    }
-    for size in (8, 16, 32, 64):
-        public[f"Int{size}Dtype"] = ("pandas.core.arrays.integer",)
-        public[f"UInt{size}Dtype"] = ("pandas.core.arrays.integer",)
-    for size in (32, 64):
-        public[f"Float{size}Dtype"] = ("pandas.core.arrays.floating",)
-    for name, modules in public.items():
-        allow(("pandas", *modules), name, ("pandas", name))
-    arrays = {
-        "StringArray": "pandas.core.arrays.string_",
-        "IntegerArray": "pandas.core.arrays.integer",
-        "FloatingArray": "pandas.core.arrays.floating",
-        "BooleanArray": "pandas.core.arrays.boolean",
-        "DatetimeArray": "pandas.core.arrays.datetimes",
-        "TimedeltaArray": "pandas.core.arrays.timedeltas",
-    }
-    for name, module in arrays.items():
-        allow(("pandas.arrays", module), name, ("pandas.arrays", name))
-    # pandas 1.x index classes, gone since 2.0: a plain Index holds the same values.
-    for name in ("Int64Index", "UInt64Index", "Float64Index", "NumericIndex"):
-        allow(("pandas.core.indexes.numeric",), name, ("pandas", "Index"))
-    # pandas internals that DataFrame.__reduce__ and its blocks refer to.
-    allow(("pandas.core.indexes.base",), "_new_Index")
-    allow(("pandas.core.indexes.datetimes",), "_new_DatetimeIndex")
-    allow(("pandas.core.internals.managers",), "BlockManager")
-    allow(("pandas.core.internals.managers",), "SingleBlockManager")
-    allow(("pandas._libs.internals",), "_unpickle_block")
-    allow(("pandas._libs.arrays",), "__pyx_unpickle_NDArrayBacked")
-    allow(("pandas._libs.tslibs.timestamps",), "_unpickle_timestamp")
-    allow(("pandas._libs.tslibs.timedeltas",), "_timedelta_unpickle")
+        table |= _allow(("datetime",), name)
     return table
 
 
-ALLOWED: dict[tuple[str, str], tuple[str, str]] = _entries()
+def _numpy() -> Allowlist:
+    """Arrays, dtypes and scalars, under numpy 1.x (``numpy.core``) or 2.x (``numpy._core``) paths."""
+    table = _allow(("numpy",), "ndarray") | _allow(("numpy",), "dtype")
+    for name in ("_reconstruct", "scalar"):
+        table |= _allow(("numpy.core.multiarray", "numpy._core.multiarray"), name, (f"{_NUMPY_CORE}.multiarray", name))
+    return table | _allow(("numpy.core.numeric", "numpy._core.numeric"), "_frombuffer", (f"{_NUMPY_CORE}.numeric", "_frombuffer"))
+
+
+# pandas containers, arrays and dtypes: public name -> the modules pickles name them under.
+_PANDAS_PUBLIC: dict[str, tuple[str, ...]] = {
+    "DataFrame": ("pandas.core.frame",),
+    "Series": ("pandas.core.series",),
+    "Index": ("pandas.core.indexes.base",),
+    "RangeIndex": ("pandas.core.indexes.range",),
+    "DatetimeIndex": ("pandas.core.indexes.datetimes",),
+    "CategoricalIndex": ("pandas.core.indexes.category",),
+    "Categorical": ("pandas.core.arrays.categorical", "pandas.arrays"),
+    "CategoricalDtype": ("pandas.core.dtypes.dtypes",),
+    "DatetimeTZDtype": ("pandas.core.dtypes.dtypes",),
+    "StringDtype": ("pandas.core.arrays.string_",),
+    "BooleanDtype": ("pandas.core.arrays.boolean",),
+    "Timestamp": ("pandas._libs.tslibs.timestamps",),
+    "Timedelta": ("pandas._libs.tslibs.timedeltas",),
+    "NA": ("pandas._libs.missing",),
+    "NaT": ("pandas._libs.tslibs.nattype",),
+    **{f"{kind}{size}Dtype": ("pandas.core.arrays.integer",) for kind in ("Int", "UInt") for size in (8, 16, 32, 64)},
+    **{f"Float{size}Dtype": ("pandas.core.arrays.floating",) for size in (32, 64)},
+}
+_PANDAS_ARRAYS = {
+    "StringArray": "pandas.core.arrays.string_",
+    "IntegerArray": "pandas.core.arrays.integer",
+    "FloatingArray": "pandas.core.arrays.floating",
+    "BooleanArray": "pandas.core.arrays.boolean",
+    "DatetimeArray": "pandas.core.arrays.datetimes",
+    "TimedeltaArray": "pandas.core.arrays.timedeltas",
+}
+# pandas internals that DataFrame.__reduce__ and its blocks refer to.
+_PANDAS_INTERNALS = (
+    ("pandas.core.indexes.base", "_new_Index"),
+    ("pandas.core.indexes.datetimes", "_new_DatetimeIndex"),
+    ("pandas.core.internals.managers", "BlockManager"),
+    ("pandas.core.internals.managers", "SingleBlockManager"),
+    ("pandas._libs.internals", "_unpickle_block"),
+    ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
+    ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
+    ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
+)
+
+
+def _pandas() -> Allowlist:
+    table: Allowlist = {}
+    for name, modules in _PANDAS_PUBLIC.items():
+        table |= _allow(("pandas", *modules), name, ("pandas", name))
+    for name, module in _PANDAS_ARRAYS.items():
+        table |= _allow(("pandas.arrays", module), name, ("pandas.arrays", name))
+    # pandas 1.x index classes, gone since 2.0: a plain Index holds the same values.
+    for name in ("Int64Index", "UInt64Index", "Float64Index", "NumericIndex"):
+        table |= _allow(("pandas.core.indexes.numeric",), name, ("pandas", "Index"))
+    for module, name in _PANDAS_INTERNALS:
+        table |= _allow((module,), name)
+    return table
+
+
+ALLOWED: Allowlist = _python() | _numpy() | _pandas()
 
 
 class RefusedPickle(Exception):
