@@ -72,9 +72,12 @@ class Problem:
         """
         if self.ratios.shape[0] == 0:
             return [], "exact"
+        self.check_coverable()
         index = {c: j for j, c in enumerate(self.ids)}
-        best = self.greedy()
         base = sorted(index[c] for c in baseline)
+        if self._covered(base) != self.full:
+            raise ValueError("the baseline does not cover every row")
+        best = self.greedy()
         if len(base) < len(best):
             best = base
         search = _Search(self, budget=exact_limit)
@@ -83,8 +86,21 @@ class Problem:
             best = search.lowest_loss(best)
         return [self.ids[j] for j in sorted(best)], ("exact" if proven else "greedy")
 
+    def _covered(self, picked: Sequence[int]) -> int:
+        mask = 0
+        for j in picked:
+            mask |= self.masks[j]
+        return mask
+
+    def check_coverable(self) -> None:
+        """Raise ValueError if some row has no candidate at all (no cover exists)."""
+        missing = self.full & ~self._covered(range(len(self.masks)))
+        if missing:
+            raise ValueError(f"row {_bits(missing)[0]} has no candidate: no cover exists")
+
     def greedy(self) -> list[int]:
         """Candidate indices of the greedy cover, increasing."""
+        self.check_coverable()
         covers = np.isfinite(self.ratios)
         loss = np.where(covers, self.ratios - 1.0, 0.0)
         open_ = np.ones(covers.shape[0], dtype=bool)
@@ -228,8 +244,9 @@ def _undominated(p: Problem, *, by_loss: bool) -> int:
     """Bit mask of candidates that no other candidate makes unnecessary.
 
     Candidate j is dominated by i when i covers every row j covers (and, ``by_loss``,
-    with a ratio no worse on each, strictly better somewhere or equal with i first).
-    Dropping dominated candidates keeps some optimal cover for that objective.
+    with a ratio no worse on each row and a lower index). Swapping j for i in any cover
+    then never raises its loss and, for ``by_loss``, never raises its sorted indices, so
+    the tie rule (lowest indices among equal loss) still finds the same cover.
     """
     k = len(p.masks)
     keep = (1 << k) - 1
@@ -249,7 +266,6 @@ def _undominated(p: Problem, *, by_loss: bool) -> int:
 def _dominates(p: Problem, i: int, j: int, *, by_loss: bool) -> bool:
     if not by_loss:
         return p.masks[i] != p.masks[j] or i < j
-    ri, rj = p.ratios[:, i], p.ratios[:, j]
-    if not bool((ri <= rj).all()):
-        return False
-    return bool((ri < rj).any()) or i < j
+    # A dominator with a higher index could replace j by an equal-loss cover with
+    # higher indices, which would break the tie rule: only a lower index may dominate.
+    return i < j and bool((p.ratios[:, i] <= p.ratios[:, j]).all())

@@ -141,13 +141,10 @@ def test_ties_are_broken_deterministically(columns: list[Column], n_rows: int, g
         assert p.solve(baseline=own_best(p), exact_limit=BIG) == (exact, "exact")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="setcover bug: phase 2 drops candidate 0 as dominated by 1 (same rows, lower ratio on row 1), "
-    "but {0, 2} and {1, 2} lose the same (candidate 2 takes row 1), so the documented tie rule "
-    "(lowest indices) wants {0, 2}; the answer depends on the seed (greedy here picks 1)",
-)
 def test_equal_loss_tie_survives_dominance() -> None:
+    """Candidate 1 is better than 0 on row 1, but candidate 2 takes that row anyway: the
+    covers {0, 2} and {1, 2} lose the same, and the tie goes to the lower indices even
+    though greedy starts from {1, 2}."""
     p = problem([{0: 1.0, 1: 1.5}, {0: 1.0, 1: 1.25}, {1: 1.0, 2: 1.5}], 3)
     assert p.greedy() == [1, 2]
     assert p.loss([0, 2]) == p.loss([1, 2]) == 0.5
@@ -308,3 +305,17 @@ def test_exact_matches_brute_force(p: Problem, limit: int) -> None:
     else:  # the seed, unless the search found a smaller cover
         assert size <= len(idx) <= len(seed)
         assert len(idx) < len(seed) or picked == seed
+
+
+def test_row_without_candidate_is_an_error_not_a_hang() -> None:
+    p = problem([{0: 1.0}, {0: 1.5}], 2)
+    with pytest.raises(ValueError, match="row 1 has no candidate"):
+        p.greedy()
+    with pytest.raises(ValueError, match="row 1 has no candidate"):
+        p.solve(baseline=[0, 1], exact_limit=BIG)
+
+
+def test_baseline_that_is_not_a_cover_is_refused() -> None:
+    p = problem([{0: 1.0}, {1: 1.0}], 2)
+    with pytest.raises(ValueError, match="baseline does not cover every row"):
+        p.solve(baseline=[p.ids[0]], exact_limit=BIG)
