@@ -83,7 +83,7 @@ def single_table(
 @click.option("--config", "config", metavar="PATH", help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git root).")
 @click.option("--table", "table_names", metavar="NAME", multiple=True, help="Only this table (repeatable).")
 @click.option("--since", metavar="REF", help="Only tables whose files changed between REF and the working tree (e.g. origin/main).")
-@click.option("--list", "list_tables", is_flag=True, help="Print every table with its target and status (fresh, stale, error).")
+@click.option("--list", "list_tables", is_flag=True, help="Print every table with its target and status (fresh, stale, error); exit 2 on an error, and with --check 1 if one is stale.")
 @click.option("--manifest", metavar="PATH", help="Single-table mode: the manifest YAML.")
 @click.option("--snippet", metavar="PATH", help="Single-table mode: the snippet template.")
 @click.option("--snippet-variant", "variants", metavar="NAME=PATH", multiple=True, help="Single-table mode: a snippet for entries with _template: NAME (repeatable).")

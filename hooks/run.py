@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from hooks.diff import unified_diff
-from hooks.errors import EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
+from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
 from hooks.generate import TargetUpdate, plan, render_table, write_updates
 from hooks.registry import REGISTRY_NAME, Registry, find_registry, load_registry, short_path
 from hooks.splice import replace_region
@@ -43,8 +43,7 @@ def run_registry(
     if files:
         tables = affected_tables(registry, tables, {os.path.abspath(f) for f in files})
     if list_only:
-        _print_list(tables, registry, cwd)
-        return EXIT_OK
+        return _print_list(tables, cwd, check=check)
     if not tables:
         return EXIT_OK
     updates = plan(tables)
@@ -124,14 +123,19 @@ def _finish(updates: list[TargetUpdate], *, check: bool, label: Callable[[str], 
     return EXIT_STALE
 
 
-def _print_list(tables: Sequence[Table], registry: Registry, cwd: Path) -> None:
+def _print_list(tables: Sequence[Table], cwd: Path, *, check: bool) -> int:
+    """One line per table; exit 2 if any table has an error, else 1 if ``check`` and any is stale."""
     rows = [(t.name, _display(t.target, cwd), table_status(t)) for t in tables]
     if not rows:
         print("no tables selected")
-        return
+        return EXIT_OK
     width = [max(len(r[i]) for r in rows) for i in range(2)]
     for name, target, status in rows:
         print(f"{name:<{width[0]}}  {target:<{width[1]}}  {status}")
+    statuses = {status.split(":", 1)[0] for _, _, status in rows}
+    if "error" in statuses:
+        return EXIT_INPUT_ERROR
+    return EXIT_STALE if check and "stale" in statuses else EXIT_OK
 
 
 def table_status(table: Table) -> str:

@@ -18,9 +18,17 @@ README = ROOT / "README.md"
 
 
 def help_text(command: click.Command, name: str) -> str:
-    settings = {**command.context_settings, "terminal_width": 80, "max_content_width": 80}
-    ctx = click.Context(command, info_name=name, **settings)
-    return command.get_help(ctx)
+    """``--help`` exactly as printed in an 80-column terminal (or piped, COLUMNS unset)."""
+    ctx = click.Context(command, info_name=name, **command.context_settings)
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        return command.get_help(ctx)
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
 
 
 def block(tag: str, body: str) -> str:

@@ -140,3 +140,14 @@ def test_config_flag_and_search_upwards(repo: Path, capsys: pytest.CaptureFixtur
     assert main(["--list"]) == 2
     assert "error: no .tuning-codegen.yaml found here or in a parent folder up to the git root" in capsys.readouterr().err
     assert main(["--list", "--config", "../registry.yaml", "--table", "cpp-table"]) == 0
+
+
+def test_list_exit_status_follows_check_and_errors(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list", "--check", "--table", "sm90-fp8"]) == 0
+    assert main(["--list", "--check"]) == 1  # cpp-table is stale
+    assert capsys.readouterr().out.endswith("cpp-table     cpp/dispatch.cpp     stale\n")
+    (repo / "cpp" / "table.yaml").write_text("params:\n- {M: 1, M: 2}\n")
+    assert main(["--list"]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "cpp-table     cpp/dispatch.cpp     error: cpp/table.yaml:2: error: key 'M' appears twice in one mapping (first on line 2)"
+    )
