@@ -93,36 +93,39 @@ def single_table(
 @click.option("--source-label", metavar="TEXT", help="Single-table mode: name in the provenance comment (default: the manifest's file name).")
 @click.option("--indent", default=DEFAULT_INDENT, show_default="8 spaces", help="Single-table mode: indent of the generated lines.")
 @click.option("--language", type=click.Choice(sorted(LANGUAGES)), default="mojo", show_default=True, help="Single-table mode: comment prefix and boolean/null literals.")
-@click.pass_context
-def command(ctx: click.Context, files: tuple[str, ...], **opts: object) -> int:
+def command(
+    files: tuple[str, ...],
+    check: bool,
+    config: str | None,
+    table_names: tuple[str, ...],
+    since: str | None,
+    list_tables: bool,
+    manifest: str | None,
+    snippet: str | None,
+    variants: tuple[str, ...],
+    target: str | None,
+    begin_marker: str | None,
+    end_marker: str | None,
+    source_label: str | None,
+    indent: str,
+    language: str,
+) -> int:
     """Render tuning manifests through snippets into the marked regions of source files."""
     from hooks.run import run_registry, run_single  # keeps --help fast
 
-    single = {k: opts[k] for k in SINGLE_FLAGS if opts[k] is not None}
-    if single or opts["variants"] or opts["source_label"]:
-        registry_flags = [f for f in ("config", "since") if opts[f]] + (["table"] if opts["table_names"] else [])
-        registry_flags += ["list"] if opts["list_tables"] else []
-        if registry_flags or files:
-            raise click.UsageError(f"--{registry_flags[0] if registry_flags else 'FILES'} cannot be combined with single-table flags (--manifest ...)")
-        missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in single]
+    single = {"manifest": manifest, "snippet": snippet, "target": target, "begin_marker": begin_marker, "end_marker": end_marker}
+    given = {k: v for k, v in single.items() if v is not None}
+    if given or variants or source_label:
+        registry_flags = [flag for flag, on in (("--config", config), ("--since", since), ("--table", table_names), ("--list", list_tables), ("FILES", files)) if on]
+        if registry_flags:
+            raise click.UsageError(f"{registry_flags[0]} cannot be combined with single-table flags (--manifest ...)")
+        missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in given]
         if missing:
             raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
-        table = single_table(
-            **{k: str(v) for k, v in single.items()},
-            source_label=opts["source_label"],  # type: ignore[arg-type]
-            variants=opts["variants"],  # type: ignore[arg-type]
-            indent=str(opts["indent"]),
-            language=str(opts["language"]),
-        )
-        return run_single(table, check=bool(opts["check"]))
+        table = single_table(**given, source_label=source_label, variants=variants, indent=indent, language=language)
+        return run_single(table, check=check)
     return run_registry(
-        config=opts["config"],  # type: ignore[arg-type]
-        table_names=opts["table_names"],  # type: ignore[arg-type]
-        since=opts["since"],  # type: ignore[arg-type]
-        files=files,
-        check=bool(opts["check"]),
-        list_only=bool(opts["list_tables"]),
-        cwd=Path.cwd(),
+        config=config, table_names=table_names, since=since, files=files, check=check, list_only=list_tables, cwd=Path.cwd()
     )
 
 
