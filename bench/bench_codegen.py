@@ -71,11 +71,20 @@ def clean_env() -> dict[str, str]:
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, env=clean_env(), check=True, capture_output=True)
+    subprocess.run(
+        ["git", *args], cwd=root, env=clean_env(), check=True, capture_output=True
+    )
 
 
 def manifest_text(table: int, entries: int) -> str:
-    lines = ["defaults: &defaults", "  BK: 64", "  CLUSTER_N: 1", "  STAGES: null", "  SWAP_AB: false", "params:"]
+    lines = [
+        "defaults: &defaults",
+        "  BK: 64",
+        "  CLUSTER_N: 1",
+        "  STAGES: null",
+        "  SWAP_AB: false",
+        "params:",
+    ]
     for i in range(entries):
         lines += [
             "- <<: *defaults",
@@ -133,7 +142,9 @@ def build_repository(root: Path, layout: Layout) -> None:
         owned = [t for t in range(layout.tables) if t % layout.targets == target]
         (folder / "tuning_configs.mojo").write_text(target_text(target, owned))
         for table in owned:
-            (folder / f"tuning_table_{table}.yaml").write_text(manifest_text(table, layout.entries))
+            (folder / f"tuning_table_{table}.yaml").write_text(
+                manifest_text(table, layout.entries)
+            )
     (root / "docs").mkdir()
     (root / OTHER_FILE).write_text("Not a registered file.\n")
     (root / ".tuning-codegen.yaml").write_text(registry_text(layout))
@@ -143,19 +154,34 @@ def build_repository(root: Path, layout: Layout) -> None:
 
 
 def run_tool(root: Path, args: Sequence[str]) -> int:
-    done = subprocess.run([str(SCRIPT), *args], cwd=root, env=clean_env(), capture_output=True, check=False)
+    done = subprocess.run(
+        [str(SCRIPT), *args],
+        cwd=root,
+        env=clean_env(),
+        capture_output=True,
+        check=False,
+    )
     if done.returncode == 2:
-        raise SystemExit(f"tuning-codegen {' '.join(args)} failed:\n{done.stderr.decode()}")
+        raise SystemExit(
+            f"tuning-codegen {' '.join(args)} failed:\n{done.stderr.decode()}"
+        )
     return done.returncode
 
 
-def time_command(root: Path, command: Sequence[str], runs: int, before: Callable[[], None] = lambda: None) -> tuple[list[float], int]:
+def time_command(
+    root: Path,
+    command: Sequence[str],
+    runs: int,
+    before: Callable[[], None] = lambda: None,
+) -> tuple[list[float], int]:
     seconds: list[float] = []
     code = 0
     for _ in range(runs):
         before()
         start = time.perf_counter()
-        done = subprocess.run(list(command), cwd=root, env=clean_env(), capture_output=True, check=False)
+        done = subprocess.run(
+            list(command), cwd=root, env=clean_env(), capture_output=True, check=False
+        )
         seconds.append(time.perf_counter() - start)
         code = done.returncode
         if code == 2:
@@ -173,7 +199,9 @@ def make_stale(root: Path, layout: Layout) -> Callable[[], None]:
     """Change every snippet (so every table is stale); return a function restoring that state."""
     for target in range(layout.targets):
         snippet = root / "kernels" / f"t{target}" / "entry.mojo.snippet"
-        snippet.write_text(snippet.read_text().replace("    stages=", "    # changed\n    stages="))
+        snippet.write_text(
+            snippet.read_text().replace("    stages=", "    # changed\n    stages=")
+        )
     targets = sorted((root / "kernels").glob("t*/tuning_configs.mojo"))
     stale = {path: path.read_bytes() for path in targets}
 
@@ -207,16 +235,29 @@ def time_per_table(root: Path, layout: Layout, runs: int) -> Timing:
             if code != 0:
                 raise SystemExit(f"single-table check of table {table}: exit {code}")
         seconds.append(time.perf_counter() - start)
-    return Timing(f"fresh, one process per table ({layout.tables} runs of single-table --check)", seconds, 0)
+    return Timing(
+        f"fresh, one process per table ({layout.tables} runs of single-table --check)",
+        seconds,
+        0,
+    )
 
 
 def imported_modules(root: Path, args: Sequence[str]) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", str(SCRIPT), *args], cwd=root, env=clean_env(), capture_output=True, text=True, check=False
+        [sys.executable, "-X", "importtime", str(SCRIPT), *args],
+        cwd=root,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     names = []
     for line in done.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line and "imported package" not in line:
+        if (
+            line.startswith("import time:")
+            and "|" in line
+            and "imported package" not in line
+        ):
             name = line.rsplit("|", 1)[1].strip()
             if name != "package":
                 names.append(name)
@@ -230,24 +271,78 @@ def has_module(names: Sequence[str], top: str) -> bool:
 def measure(root: Path, layout: Layout, runs: int, per_table_runs: int) -> list[Timing]:
     tool = [str(SCRIPT)]
     timings = [
-        expect(Timing("python -c pass", *time_command(root, [sys.executable, "-c", "pass"], runs)), 0),
-        expect(Timing("python -c 'import click, yaml' (the CLI's libraries)", *time_command(root, [sys.executable, "-c", "import click, yaml"], runs)), 0),
-        expect(Timing(f"(a) hook, no registered file: tuning-codegen {OTHER_FILE}", *time_command(root, [*tool, OTHER_FILE], runs)), 0),
-        expect(Timing("(b) all fresh: tuning-codegen --check", *time_command(root, [*tool, "--check"], runs)), 0),
-        expect(Timing("(b) all fresh: tuning-codegen (regenerate, nothing to write)", *time_command(root, tool, runs)), 0),
-        expect(Timing("(b) all fresh: tuning-codegen --check --since HEAD", *time_command(root, [*tool, "--check", "--since", "HEAD"], runs)), 0),
+        expect(
+            Timing(
+                "python -c pass",
+                *time_command(root, [sys.executable, "-c", "pass"], runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                "python -c 'import click, yaml' (the CLI's libraries)",
+                *time_command(root, [sys.executable, "-c", "import click, yaml"], runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                f"(a) hook, no registered file: tuning-codegen {OTHER_FILE}",
+                *time_command(root, [*tool, OTHER_FILE], runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                "(b) all fresh: tuning-codegen --check",
+                *time_command(root, [*tool, "--check"], runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                "(b) all fresh: tuning-codegen (regenerate, nothing to write)",
+                *time_command(root, tool, runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                "(b) all fresh: tuning-codegen --check --since HEAD",
+                *time_command(root, [*tool, "--check", "--since", "HEAD"], runs),
+            ),
+            0,
+        ),
     ]
     if per_table_runs:
         timings.append(time_per_table(root, layout, per_table_runs))
     restore = make_stale(root, layout)
     timings += [
-        expect(Timing("(c) all stale: tuning-codegen --check", *time_command(root, [*tool, "--check"], runs)), 1),
-        expect(Timing(f"(c) all stale: tuning-codegen (regenerate, {layout.targets} files written)", *time_command(root, tool, runs, restore)), 0),
+        expect(
+            Timing(
+                "(c) all stale: tuning-codegen --check",
+                *time_command(root, [*tool, "--check"], runs),
+            ),
+            1,
+        ),
+        expect(
+            Timing(
+                f"(c) all stale: tuning-codegen (regenerate, {layout.targets} files written)",
+                *time_command(root, tool, runs, restore),
+            ),
+            0,
+        ),
     ]
     return timings
 
 
-def report(layout: Layout, runs: int, timings: Sequence[Timing], imports_a: Sequence[str], imports_since: Sequence[str]) -> str:
+def report(
+    layout: Layout,
+    runs: int,
+    timings: Sequence[Timing],
+    imports_a: Sequence[str],
+    imports_since: Sequence[str],
+) -> str:
     width = max(len(t.label) for t in timings)
     lines = [
         f"tuning-codegen benchmark: {layout.tables} tables in {layout.targets} targets, {layout.entries} entries per table",
@@ -257,7 +352,9 @@ def report(layout: Layout, runs: int, timings: Sequence[Timing], imports_a: Sequ
         f"{'-' * width}  {'-' * 10}  {'-' * 10}  ----",
     ]
     for t in timings:
-        lines.append(f"{t.label:<{width}}  {t.median_ms:>7.1f} ms  {t.min_ms:>7.1f} ms  {t.exit_code:>4}")
+        lines.append(
+            f"{t.label:<{width}}  {t.median_ms:>7.1f} ms  {t.min_ms:>7.1f} ms  {t.exit_code:>4}"
+        )
     lines += [
         "",
         f"-X importtime, (a) tuning-codegen {OTHER_FILE}: {len(imports_a)} modules; "
@@ -271,23 +368,54 @@ def report(layout: Layout, runs: int, timings: Sequence[Timing], imports_a: Sequ
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--runs", type=int, default=10, help="runs per case; the median is printed (default 10)")
-    parser.add_argument("--tables", type=int, default=100, help="number of tables (default 100)")
-    parser.add_argument("--targets", type=int, default=10, help="number of target files (default 10)")
-    parser.add_argument("--entries", type=int, default=20, help="entries per table (default 20)")
-    parser.add_argument("--per-table-runs", type=int, default=1, help="runs of the one-process-per-table case; 0 skips it (default 1)")
-    parser.add_argument("--keep", action="store_true", help="keep the generated repository and print its path")
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0] if __doc__ else None
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=10,
+        help="runs per case; the median is printed (default 10)",
+    )
+    parser.add_argument(
+        "--tables", type=int, default=100, help="number of tables (default 100)"
+    )
+    parser.add_argument(
+        "--targets", type=int, default=10, help="number of target files (default 10)"
+    )
+    parser.add_argument(
+        "--entries", type=int, default=20, help="entries per table (default 20)"
+    )
+    parser.add_argument(
+        "--per-table-runs",
+        type=int,
+        default=1,
+        help="runs of the one-process-per-table case; 0 skips it (default 1)",
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the generated repository and print its path",
+    )
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.tables < 1 or not 1 <= args.targets <= args.tables or args.entries < 1:
-        parser.error("need runs >= 1, tables >= 1, 1 <= targets <= tables, entries >= 1")
+    if (
+        args.runs < 1
+        or args.tables < 1
+        or not 1 <= args.targets <= args.tables
+        or args.entries < 1
+    ):
+        parser.error(
+            "need runs >= 1, tables >= 1, 1 <= targets <= tables, entries >= 1"
+        )
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not SCRIPT.exists():
-        raise SystemExit(f"{SCRIPT} not found: install the project (pip install -e .) into this interpreter's environment")
+        raise SystemExit(
+            f"{SCRIPT} not found: install the project (pip install -e .) into this interpreter's environment"
+        )
     layout = Layout(args.tables, args.targets, args.entries)
     folder = tempfile.mkdtemp(prefix="bench-codegen-")
     root = Path(folder) / "repo"

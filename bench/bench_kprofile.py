@@ -50,33 +50,49 @@ def make_frame(rows: int, seed: int = 0) -> pd.DataFrame:
         "CLUSTER_M": rng.choice([1, 2, 4], rows),
         "CLUSTER_N": rng.choice([1, 2], rows),
         "SWAP_AB": rng.choice(["True", "False"], rows),
-        "SCHEDULE": rng.choice(["default", "ws", "ws_pingpong", "ws_cooperative"], rows),
+        "SCHEDULE": rng.choice(
+            ["default", "ws", "ws_pingpong", "ws_cooperative"], rows
+        ),
         "RASTER": rng.choice(["along_m", "along_n"], rows),
         "SPLIT_K": rng.choice([1, 2, 4, 8], rows),
     }
-    columns = [f"/{name}=" + pd.Series(values).astype(str) for name, values in grid.items()]
+    columns = [
+        f"/{name}=" + pd.Series(values).astype(str) for name, values in grid.items()
+    ]
     specs = "bench_matmul" + columns[0]
     for column in columns[1:]:
         specs = specs + column
     specs = specs + "/$M=256/$N=20480/$K=5376"
     met = np.exp(rng.normal(-1.0, 0.3, rows))
     met[rng.choice(rows, size=max(1, rows // 1000), replace=False)] = 0.0
-    return pd.DataFrame({
-        "mesh_idx": np.arange(rows),
-        "name": "gemm/bf16/256x20480x5376",
-        "met (ms)": met,
-        "iters": np.full(rows, 100),
-        "Arithmetic (GFLOPS/s)": 2 * 256 * 20480 * 5376 / np.where(met > 0, met, np.inf) / 1e6,
-        "spec": specs.to_numpy(dtype=object),
-        "kbench_filter": "",
-    })
+    return pd.DataFrame(
+        {
+            "mesh_idx": np.arange(rows),
+            "name": "gemm/bf16/256x20480x5376",
+            "met (ms)": met,
+            "iters": np.full(rows, 100),
+            "Arithmetic (GFLOPS/s)": 2
+            * 256
+            * 20480
+            * 5376
+            / np.where(met > 0, met, np.inf)
+            / 1e6,
+            "spec": specs.to_numpy(dtype=object),
+            "kbench_filter": "",
+        }
+    )
 
 
 def measure(command: list[str], repeat: int) -> tuple[float, float]:
     """Best wall time (s) and the peak RSS (MiB) over ``repeat`` runs."""
     best, peak = float("inf"), 0.0
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", WRAPPER, *command],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         wall, rss_kib, code = out.stdout.split()
         if code != "0":
             raise SystemExit(f"kprofile failed ({code}): {' '.join(command)}")
@@ -86,11 +102,15 @@ def measure(command: list[str], repeat: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH: pip install -e .")
+    kprofile = shutil.which("kprofile") or sys.exit(
+        "kprofile is not on PATH: pip install -e ."
+    )
     tmp = Path(tempfile.mkdtemp(prefix="kprofile-bench-"))
     try:
         startup, _ = measure([kprofile, "--help"], args.repeat)
@@ -99,10 +119,23 @@ def main() -> int:
             frame = make_frame(rows)
             size = frame.memory_usage(deep=True).sum() / 2**20
             path = tmp / f"bench_{rows}.pkl"
-            path.write_bytes(pickle.dumps({"merged_df": frame, "name": "bench_matmul", "file": "bench_matmul.mojo"}, protocol=5))
+            path.write_bytes(
+                pickle.dumps(
+                    {
+                        "merged_df": frame,
+                        "name": "bench_matmul",
+                        "file": "bench_matmul.mojo",
+                    },
+                    protocol=5,
+                )
+            )
             del frame
-            print(f"\n{rows:,} rows: DataFrame {size:.0f} MiB in memory, pickle {path.stat().st_size / 2**20:.0f} MiB")
-            print(f"{'view':<16}{'wall (s)':>10}{'peak RSS (MiB)':>16}{'RSS / table':>13}")
+            print(
+                f"\n{rows:,} rows: DataFrame {size:.0f} MiB in memory, pickle {path.stat().st_size / 2**20:.0f} MiB"
+            )
+            print(
+                f"{'view':<16}{'wall (s)':>10}{'peak RSS (MiB)':>16}{'RSS / table':>13}"
+            )
             for label, extra in VIEWS.items():
                 if rows > 200_000 and label not in ("default", "--top 0.05"):
                     continue

@@ -77,22 +77,85 @@ def single_table(
     )
 
 
-@click.command(name=PROG, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command(
+    name=PROG,
+    epilog=EPILOG,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.argument("files", nargs=-1, type=click.Path())
-@click.option("--check", is_flag=True, help="Write nothing; print a diff and exit 1 if a region is stale.")
-@click.option("--config", "config", metavar="PATH", help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git root).")
-@click.option("--table", "table_names", metavar="NAME", multiple=True, help="Only this table (repeatable).")
-@click.option("--since", metavar="REF", help="Only tables whose files changed between REF and the working tree (e.g. origin/main).")
-@click.option("--list", "list_tables", is_flag=True, help="Print every table with its target and status (fresh, stale, error); exit 2 on an error, and with --check 1 if one is stale.")
-@click.option("--manifest", metavar="PATH", help="Single-table mode: the manifest YAML.")
-@click.option("--snippet", metavar="PATH", help="Single-table mode: the snippet template.")
-@click.option("--snippet-variant", "variants", metavar="NAME=PATH", multiple=True, help="Single-table mode: a snippet for entries with _template: NAME (repeatable).")
-@click.option("--target", metavar="PATH", help="Single-table mode: the file holding the region.")
-@click.option("--begin-marker", metavar="TEXT", help="Single-table mode: text of the line before the region.")
-@click.option("--end-marker", metavar="TEXT", help="Single-table mode: text of the line after the region.")
-@click.option("--source-label", metavar="TEXT", help="Single-table mode: name in the provenance comment (default: the manifest's file name).")
-@click.option("--indent", default=DEFAULT_INDENT, show_default="8 spaces", help="Single-table mode: indent of the generated lines.")
-@click.option("--language", type=click.Choice(sorted(LANGUAGES)), default="mojo", show_default=True, help="Single-table mode: comment prefix and boolean/null literals.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; print a diff and exit 1 if a region is stale.",
+)
+@click.option(
+    "--config",
+    "config",
+    metavar="PATH",
+    help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git root).",
+)
+@click.option(
+    "--table",
+    "table_names",
+    metavar="NAME",
+    multiple=True,
+    help="Only this table (repeatable).",
+)
+@click.option(
+    "--since",
+    metavar="REF",
+    help="Only tables whose files changed between REF and the working tree (e.g. origin/main).",
+)
+@click.option(
+    "--list",
+    "list_tables",
+    is_flag=True,
+    help="Print every table with its target and status (fresh, stale, error); exit 2 on an error, and with --check 1 if one is stale.",
+)
+@click.option(
+    "--manifest", metavar="PATH", help="Single-table mode: the manifest YAML."
+)
+@click.option(
+    "--snippet", metavar="PATH", help="Single-table mode: the snippet template."
+)
+@click.option(
+    "--snippet-variant",
+    "variants",
+    metavar="NAME=PATH",
+    multiple=True,
+    help="Single-table mode: a snippet for entries with _template: NAME (repeatable).",
+)
+@click.option(
+    "--target", metavar="PATH", help="Single-table mode: the file holding the region."
+)
+@click.option(
+    "--begin-marker",
+    metavar="TEXT",
+    help="Single-table mode: text of the line before the region.",
+)
+@click.option(
+    "--end-marker",
+    metavar="TEXT",
+    help="Single-table mode: text of the line after the region.",
+)
+@click.option(
+    "--source-label",
+    metavar="TEXT",
+    help="Single-table mode: name in the provenance comment (default: the manifest's file name).",
+)
+@click.option(
+    "--indent",
+    default=DEFAULT_INDENT,
+    show_default="8 spaces",
+    help="Single-table mode: indent of the generated lines.",
+)
+@click.option(
+    "--language",
+    type=click.Choice(sorted(LANGUAGES)),
+    default="mojo",
+    show_default=True,
+    help="Single-table mode: comment prefix and boolean/null literals.",
+)
 def command(
     files: tuple[str, ...],
     check: bool,
@@ -113,19 +176,49 @@ def command(
     """Render tuning manifests through snippets into the marked regions of source files."""
     from hooks.run import run_registry, run_single  # keeps --help fast
 
-    single = {"manifest": manifest, "snippet": snippet, "target": target, "begin_marker": begin_marker, "end_marker": end_marker}
+    single = {
+        "manifest": manifest,
+        "snippet": snippet,
+        "target": target,
+        "begin_marker": begin_marker,
+        "end_marker": end_marker,
+    }
     given = {k: v for k, v in single.items() if v is not None}
     if given or variants or source_label:
-        registry_flags = [flag for flag, on in (("--config", config), ("--since", since), ("--table", table_names), ("--list", list_tables), ("FILES", files)) if on]
+        registry_flags = [
+            flag
+            for flag, on in (
+                ("--config", config),
+                ("--since", since),
+                ("--table", table_names),
+                ("--list", list_tables),
+                ("FILES", files),
+            )
+            if on
+        ]
         if registry_flags:
-            raise click.UsageError(f"{registry_flags[0]} cannot be combined with single-table flags (--manifest ...)")
+            raise click.UsageError(
+                f"{registry_flags[0]} cannot be combined with single-table flags (--manifest ...)"
+            )
         missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in given]
         if missing:
             raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
-        table = single_table(**given, source_label=source_label, variants=variants, indent=indent, language=language)
+        table = single_table(
+            **given,
+            source_label=source_label,
+            variants=variants,
+            indent=indent,
+            language=language,
+        )
         return run_single(table, check=check)
     return run_registry(
-        config=config, table_names=table_names, since=since, files=files, check=check, list_only=list_tables, cwd=Path.cwd()
+        config=config,
+        table_names=table_names,
+        since=since,
+        files=files,
+        check=check,
+        list_only=list_tables,
+        cwd=Path.cwd(),
     )
 
 

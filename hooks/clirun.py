@@ -18,7 +18,11 @@ from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, CodegenError, CodegenErrors
 
 def run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -> int:
     try:
-        code = command.main(args=list(argv) if argv is not None else None, prog_name=prog, standalone_mode=False)
+        code = command.main(
+            args=list(argv) if argv is not None else None,
+            prog_name=prog,
+            standalone_mode=False,
+        )
     except CodegenErrors as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)

@@ -13,4 +13,6 @@ def _diff_lines(text: str) -> list[str]:
 
 
 def unified_diff(old: str, new: str, fromfile: str, tofile: str) -> str:
-    return "".join(difflib.unified_diff(_diff_lines(old), _diff_lines(new), fromfile, tofile))
+    return "".join(
+        difflib.unified_diff(_diff_lines(old), _diff_lines(new), fromfile, tofile)
+    )

@@ -115,7 +115,9 @@ def _plan_target(target: str, group: list[Table], cache: _Cache) -> TargetUpdate
     stale: list[Table] = []
     for table, region in regions:
         try:
-            updated = replace_region(text, table.begin_marker, table.end_marker, region, path=target)
+            updated = replace_region(
+                text, table.begin_marker, table.end_marker, region, path=target
+            )
         except CodegenError as exc:
             errors.append(exc)
             continue

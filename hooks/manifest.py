@@ -45,18 +45,35 @@ def parse_manifest(text: str, path: str) -> Manifest:
     if not isinstance(root, yaml.MappingNode):
         what = "an empty document" if root is None else _describe(root)
         line = None if root is None else root.start_mark.line + 1
-        raise CodegenError(path, f"expected a mapping with a 'params' list, got {what}", line=line)
+        raise CodegenError(
+            path, f"expected a mapping with a 'params' list, got {what}", line=line
+        )
     params_node = _find_key(root, "params")
     if params_node is None:
-        raise CodegenError(path, "no 'params' key: a manifest lists its entries under 'params'", line=root.start_mark.line + 1)
+        raise CodegenError(
+            path,
+            "no 'params' key: a manifest lists its entries under 'params'",
+            line=root.start_mark.line + 1,
+        )
     if not isinstance(params_node, yaml.SequenceNode):
-        raise CodegenError(path, f"'params' must be a list of mappings, got {_describe(params_node)}", line=params_node.start_mark.line + 1)
+        raise CodegenError(
+            path,
+            f"'params' must be a list of mappings, got {_describe(params_node)}",
+            line=params_node.start_mark.line + 1,
+        )
     for index, item in enumerate(params_node.value):
         if not isinstance(item, yaml.MappingNode):
-            raise CodegenError(path, f"params[{index}] must be a mapping, got {_describe(item)}", line=item.start_mark.line + 1)
+            raise CodegenError(
+                path,
+                f"params[{index}] must be a mapping, got {_describe(item)}",
+                line=item.start_mark.line + 1,
+            )
     document = construct_yaml(root, path)
     lines = [item.start_mark.line + 1 for item in params_node.value]
-    entries = tuple(Entry(i, line, values) for i, (line, values) in enumerate(zip(lines, document["params"])))
+    entries = tuple(
+        Entry(i, line, values)
+        for i, (line, values) in enumerate(zip(lines, document["params"]))
+    )
     _check_unique(entries, path)
     return Manifest(path, entries, document)
 
@@ -92,7 +109,9 @@ def construct_yaml(node: yaml.Node, path: str) -> Any:
 def _yaml_error(exc: yaml.MarkedYAMLError, path: str) -> CodegenError:
     mark = exc.problem_mark or exc.context_mark
     problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
-    return CodegenError(path, f"invalid YAML: {problem}", line=None if mark is None else mark.line + 1)
+    return CodegenError(
+        path, f"invalid YAML: {problem}", line=None if mark is None else mark.line + 1
+    )
 
 
 def _walk_mappings(root: yaml.Node) -> Iterator[yaml.MappingNode]:
@@ -120,14 +139,24 @@ def _check_duplicate_keys(root: yaml.Node, path: str) -> None:
             ident = (key.tag, key.value)
             line = key.start_mark.line + 1
             if ident in seen:
-                what = "merge key '<<'" if key.tag == _MERGE_TAG else f"key '{key.value}'"
-                raise CodegenError(path, f"{what} appears twice in one mapping (first on line {seen[ident]})", line=line)
+                what = (
+                    "merge key '<<'" if key.tag == _MERGE_TAG else f"key '{key.value}'"
+                )
+                raise CodegenError(
+                    path,
+                    f"{what} appears twice in one mapping (first on line {seen[ident]})",
+                    line=line,
+                )
             seen[ident] = line
 
 
 def _find_key(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:
     for key, value in mapping.value:
-        if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE_TAG and key.value == name:
+        if (
+            isinstance(key, yaml.ScalarNode)
+            and key.tag != _MERGE_TAG
+            and key.value == name
+        ):
             return value
     return None
 

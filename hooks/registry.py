@@ -80,7 +80,13 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
             continue
         line = item.start_mark.line + 1
         if table.name in first_line:
-            errors.append(CodegenError(name, f"table name '{table.name}' is used twice (first on line {first_line[table.name]})", line=line))
+            errors.append(
+                CodegenError(
+                    name,
+                    f"table name '{table.name}' is used twice (first on line {first_line[table.name]})",
+                    line=line,
+                )
+            )
             continue
         first_line[table.name] = line
         tables.append(table)
@@ -98,11 +104,23 @@ def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
         if key.value == "tables":
             tables_node = value
         else:
-            raise CodegenError(path, f"unknown top-level key '{key.value}' (expected 'tables')", line=key.start_mark.line + 1)
+            raise CodegenError(
+                path,
+                f"unknown top-level key '{key.value}' (expected 'tables')",
+                line=key.start_mark.line + 1,
+            )
     if tables_node is None:
-        raise CodegenError(path, "no 'tables' key: list the tables under 'tables'", line=root.start_mark.line + 1)
+        raise CodegenError(
+            path,
+            "no 'tables' key: list the tables under 'tables'",
+            line=root.start_mark.line + 1,
+        )
     if not isinstance(tables_node, yaml.SequenceNode):
-        raise CodegenError(path, "'tables' must be a list of mappings", line=tables_node.start_mark.line + 1)
+        raise CodegenError(
+            path,
+            "'tables' must be a list of mappings",
+            line=tables_node.start_mark.line + 1,
+        )
     return tables_node
 
 
@@ -114,8 +132,16 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
     for key, _ in node.value:
         if key.value not in known:
             close = difflib.get_close_matches(str(key.value), known, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(known)}"
-            raise CodegenError(path, f"unknown key '{key.value}' in table{hint}", line=key.start_mark.line + 1)
+            hint = (
+                f"; did you mean '{close[0]}'?"
+                if close
+                else f"; known keys: {', '.join(known)}"
+            )
+            raise CodegenError(
+                path,
+                f"unknown key '{key.value}' in table{hint}",
+                line=key.start_mark.line + 1,
+            )
     raw: dict[str, Any] = construct_yaml(node, path)
     label = f"table '{raw['name']}'" if isinstance(raw.get("name"), str) else "table"
     missing = [k for k in REQUIRED_KEYS if k not in raw]
@@ -123,22 +149,44 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
         raise CodegenError(path, f"{label} is missing {', '.join(missing)}", line=line)
     for key in (*REQUIRED_KEYS, "source_label", "language"):
         if key in raw and (not isinstance(raw[key], str) or not raw[key]):
-            raise CodegenError(path, f"{label}: '{key}' must be a non-empty string", line=_key_line(node, key))
+            raise CodegenError(
+                path,
+                f"{label}: '{key}' must be a non-empty string",
+                line=_key_line(node, key),
+            )
     indent = raw.get("indent", DEFAULT_INDENT)
     if not isinstance(indent, str) or indent.strip(" \t"):
-        raise CodegenError(path, f"{label}: 'indent' must be a string of spaces or tabs", line=_key_line(node, "indent"))
+        raise CodegenError(
+            path,
+            f"{label}: 'indent' must be a string of spaces or tabs",
+            line=_key_line(node, "indent"),
+        )
     language = raw.get("language", "mojo")
     if language not in LANGUAGES:
-        raise CodegenError(path, f"{label}: unknown language '{language}' (choose from {', '.join(LANGUAGES)})", line=_key_line(node, "language"))
+        raise CodegenError(
+            path,
+            f"{label}: unknown language '{language}' (choose from {', '.join(LANGUAGES)})",
+            line=_key_line(node, "language"),
+        )
     variants = raw.get("snippet_variants", {})
-    if not isinstance(variants, dict) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in variants.items()):
-        raise CodegenError(path, f"{label}: 'snippet_variants' must map variant names to snippet paths", line=_key_line(node, "snippet_variants"))
+    if not isinstance(variants, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v for k, v in variants.items()
+    ):
+        raise CodegenError(
+            path,
+            f"{label}: 'snippet_variants' must map variant names to snippet paths",
+            line=_key_line(node, "snippet_variants"),
+        )
 
     def resolve(key: str, value: str) -> str:
         full = os.path.normpath(folder / value)
         real = os.path.realpath(full)
         if os.path.commonpath([real, str(repo_root)]) != str(repo_root):
-            raise CodegenError(path, f"{label}: {key} '{value}' resolves outside the repository ({repo_root})", line=_key_line(node, key))
+            raise CodegenError(
+                path,
+                f"{label}: {key} '{value}' resolves outside the repository ({repo_root})",
+                line=_key_line(node, key),
+            )
         return short_path(full)
 
     return Table(
@@ -149,7 +197,9 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
         begin_marker=raw["begin_marker"],
         end_marker=raw["end_marker"],
         source_label=raw.get("source_label") or default_source_label(raw["manifest"]),
-        snippet_variants={k: resolve("snippet_variants", v) for k, v in variants.items()},
+        snippet_variants={
+            k: resolve("snippet_variants", v) for k, v in variants.items()
+        },
         indent=indent,
         language=LANGUAGES[language],
     )

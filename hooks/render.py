@@ -33,7 +33,9 @@ def format_value(value: Any, language: Language = DEFAULT_LANGUAGE) -> str:
     return str(value)
 
 
-def fill_placeholders(snippet: str, values: Mapping[str, Any], language: Language = DEFAULT_LANGUAGE) -> tuple[str, list[str]]:
+def fill_placeholders(
+    snippet: str, values: Mapping[str, Any], language: Language = DEFAULT_LANGUAGE
+) -> tuple[str, list[str]]:
     """Replace every ``[@NAME]``; return the text and the sorted names with no value."""
     missing: set[str] = set()
 
@@ -51,7 +53,9 @@ def indent_lines(text: str, indent: str) -> str:
     return "\n".join(indent + line if line else line for line in text.split("\n"))
 
 
-def select_snippet(entry: Entry, snippets: Mapping[str | None, str], manifest_path: str) -> str:
+def select_snippet(
+    entry: Entry, snippets: Mapping[str | None, str], manifest_path: str
+) -> str:
     """The default snippet (key None), or the variant the entry names in ``_template``."""
     if TEMPLATE_KEY not in entry.values:
         return snippets[None]
@@ -115,7 +119,12 @@ def render_region(
             snippet = select_snippet(entry, snippets, manifest_path)
             parts.append(
                 render_entry(
-                    entry, snippet, source_label=source_label, manifest_path=manifest_path, indent=indent, language=language
+                    entry,
+                    snippet,
+                    source_label=source_label,
+                    manifest_path=manifest_path,
+                    indent=indent,
+                    language=language,
                 )
             )
         except CodegenError as exc:

@@ -8,9 +8,21 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from hooks.diff import unified_diff
-from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, CodegenError, CodegenErrors
+from hooks.errors import (
+    EXIT_INPUT_ERROR,
+    EXIT_OK,
+    EXIT_STALE,
+    CodegenError,
+    CodegenErrors,
+)
 from hooks.generate import TargetUpdate, plan, render_table, write_updates
-from hooks.registry import REGISTRY_NAME, Registry, find_registry, load_registry, short_path
+from hooks.registry import (
+    REGISTRY_NAME,
+    Registry,
+    find_registry,
+    load_registry,
+    short_path,
+)
 from hooks.splice import replace_region
 from hooks.table import Table
 from hooks.textio import read_text
@@ -74,11 +86,16 @@ def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
     known = {t.name: t for t in registry.tables}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise CodegenError(registry.path, f"no table named {', '.join(repr(n) for n in unknown)} (tables: {', '.join(known)})")
+        raise CodegenError(
+            registry.path,
+            f"no table named {', '.join(repr(n) for n in unknown)} (tables: {', '.join(known)})",
+        )
     return [t for t in registry.tables if t.name in set(names)]
 
 
-def affected_tables(registry: Registry, tables: Iterable[Table], changed: set[str]) -> list[Table]:
+def affected_tables(
+    registry: Registry, tables: Iterable[Table], changed: set[str]
+) -> list[Table]:
     """Tables reading or writing any changed file; all of them if the registry changed."""
     real = {os.path.realpath(p) for p in changed}
     tables = list(tables)
@@ -99,7 +116,14 @@ def _display(path: str, cwd: Path | None) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _finish(updates: list[TargetUpdate], *, check: bool, label: Callable[[str], tuple[str, str]], git_style: bool = False, cwd: Path | None = None) -> int:
+def _finish(
+    updates: list[TargetUpdate],
+    *,
+    check: bool,
+    label: Callable[[str], tuple[str, str]],
+    git_style: bool = False,
+    cwd: Path | None = None,
+) -> int:
     stale = [u for u in updates if u.stale]
     if not check:
         for update in write_updates(updates):
@@ -143,7 +167,9 @@ def table_status(table: Table) -> str:
     try:
         region = render_table(table)
         text = read_text(table.target)
-        updated = replace_region(text, table.begin_marker, table.end_marker, region, path=table.target)
+        updated = replace_region(
+            text, table.begin_marker, table.end_marker, region, path=table.target
+        )
     except CodegenErrors as exc:
         return f"error: {exc.errors[0]}"
     except CodegenError as exc:

@@ -25,7 +25,12 @@ class Table:
 
     def inputs(self) -> tuple[str, ...]:
         """Every file this table reads or writes."""
-        return (self.manifest, self.snippet, *self.snippet_variants.values(), self.target)
+        return (
+            self.manifest,
+            self.snippet,
+            *self.snippet_variants.values(),
+            self.target,
+        )
 
 
 def default_source_label(manifest: str) -> str:

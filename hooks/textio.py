@@ -26,7 +26,9 @@ def read_text(path: str | os.PathLike[str]) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise CodegenError(
-            name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})", line=line
+            name,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            line=line,
         ) from None
 
 
@@ -41,7 +43,9 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
         mode: int | None = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8"))

@@ -18,7 +18,14 @@ import pandas as pd
 
 from kprofile.errors import KprofileError
 from kprofile.load import Results
-from kprofile.metric import Metric, best_position, metric_values, rank_order, ratio_to, valid_mask
+from kprofile.metric import (
+    Metric,
+    best_position,
+    metric_values,
+    rank_order,
+    ratio_to,
+    valid_mask,
+)
 
 
 def parameter_columns(results: Results) -> tuple[str, ...]:
@@ -59,7 +66,11 @@ def shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
 
 def format_value(value: Any) -> str:
     """A parameter value as it reads in a spec string."""
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+    if (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or value is pd.NA
+    ):
         return "NA"
     if isinstance(value, (np.generic,)):
         value = value.item()
@@ -75,14 +86,20 @@ def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
         return [results]
     missing = [p for p in pivots if p not in results.frame.columns]
     if missing:
-        raise KprofileError(results.path, f"no column {', '.join(map(repr, missing))} to group by (-p)")
+        raise KprofileError(
+            results.path, f"no column {', '.join(map(repr, missing))} to group by (-p)"
+        )
     codes, _ = _group_codes(results.frame, pivots)
     order = np.unique(codes, return_index=True)[1]
     firsts = sorted(order)
     parts = []
     for first in firsts:
         rows = np.flatnonzero(codes == codes[first])
-        parts.append(dataclasses.replace(results, frame=results.frame.iloc[rows].reset_index(drop=True)))
+        parts.append(
+            dataclasses.replace(
+                results, frame=results.frame.iloc[rows].reset_index(drop=True)
+            )
+        )
     return parts
 
 
@@ -118,7 +135,9 @@ def best_row(results: Results, metric: Metric) -> Best:
     """The best valid row of ``results`` (ties: first in input order)."""
     values = metric_values(results.frame, metric)
     position = best_position(values, metric)
-    return Best(results, position, math.nan if position is None else float(values[position]))
+    return Best(
+        results, position, math.nan if position is None else float(values[position])
+    )
 
 
 def best_rows(inputs: Sequence[Results], metric: Metric) -> list[Best]:
@@ -178,7 +197,13 @@ def select_within(values: np.ndarray, metric: Metric, band: float) -> np.ndarray
     return order[ratios <= 1.0 + band + 1e-12]
 
 
-def common_config(results: Results, metric: Metric, *, top: float | None = None, within: float | None = None) -> CommonConfig:
+def common_config(
+    results: Results,
+    metric: Metric,
+    *,
+    top: float | None = None,
+    within: float | None = None,
+) -> CommonConfig:
     """The "common config" of the best entries: ``top`` fraction or ``within`` a band of the best.
 
     For each tuning parameter the most frequent value in the subset wins; on a tie, the
@@ -188,13 +213,21 @@ def common_config(results: Results, metric: Metric, *, top: float | None = None,
     if (top is None) == (within is None):
         raise ValueError("give exactly one of top= or within=")
     values = metric_values(results.frame, metric)
-    subset = select_top(values, metric, top) if top is not None else select_within(values, metric, within or 0.0)
+    subset = (
+        select_top(values, metric, top)
+        if top is not None
+        else select_within(values, metric, within or 0.0)
+    )
     tuning = tuning_columns(results)
     modes = tuple(_mode(results.frame[p], subset, p) for p in tuning)
     config = {p: plain(results.frame[p].iloc[0]) for p in shape_columns(results)}
-    config.update({m.name: m.value for m in modes if m.value is not None})  # None: the parameter is absent
+    config.update(
+        {m.name: m.value for m in modes if m.value is not None}
+    )  # None: the parameter is absent
     measured, ratio = _find_measured(results.frame, modes, values, metric)
-    return CommonConfig(results, subset, int(valid_mask(values).sum()), modes, config, measured, ratio)
+    return CommonConfig(
+        results, subset, int(valid_mask(values).sum()), modes, config, measured, ratio
+    )
 
 
 def _mode(column: pd.Series, subset: np.ndarray, name: str) -> ParamMode:
@@ -203,7 +236,12 @@ def _mode(column: pd.Series, subset: np.ndarray, name: str) -> ParamMode:
     codes, uniques = pd.factorize(column.iloc[subset], use_na_sentinel=False)
     counts = np.bincount(codes)
     winner = int(np.argmax(counts))
-    return ParamMode(name, plain(uniques[winner]), int(counts[winner]), float(counts[winner] / len(subset)))
+    return ParamMode(
+        name,
+        plain(uniques[winner]),
+        int(counts[winner]),
+        float(counts[winner] / len(subset)),
+    )
 
 
 def matching_rows(frame: pd.DataFrame, config: dict[str, Any]) -> np.ndarray:
@@ -216,10 +254,14 @@ def matching_rows(frame: pd.DataFrame, config: dict[str, Any]) -> np.ndarray:
     return np.flatnonzero(mask)
 
 
-def _find_measured(frame: pd.DataFrame, modes: Sequence[ParamMode], values: np.ndarray, metric: Metric) -> tuple[int | None, float]:
+def _find_measured(
+    frame: pd.DataFrame, modes: Sequence[ParamMode], values: np.ndarray, metric: Metric
+) -> tuple[int | None, float]:
     if any(m.count == 0 for m in modes):
         return None, math.nan
-    rows = matching_rows(frame, {m.name: m.value for m in modes})  # no tuning columns: every row
+    rows = matching_rows(
+        frame, {m.name: m.value for m in modes}
+    )  # no tuning columns: every row
     if not len(rows):
         return None, math.nan
     ran = rows[valid_mask(values[rows])]
@@ -229,4 +271,6 @@ def _find_measured(frame: pd.DataFrame, modes: Sequence[ParamMode], values: np.n
     best_overall = best_position(values, metric)
     if best_overall is None:
         return position, math.nan
-    return position, float(ratio_to(values[position], float(values[best_overall]), metric))
+    return position, float(
+        ratio_to(values[position], float(values[best_overall]), metric)
+    )

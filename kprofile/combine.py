@@ -46,7 +46,11 @@ def default_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
     constant = set(common_shape_columns(inputs))
     runtime = [set(runtime_parameters(r)) for r in inputs]
     shared = set.intersection(*runtime) if runtime else set()
-    return tuple(p for p in inputs[0].params if p in constant or p in shared) if inputs else ()
+    return (
+        tuple(p for p in inputs[0].params if p in constant or p in shared)
+        if inputs
+        else ()
+    )
 
 
 def runtime_parameters(results: Results) -> tuple[str, ...]:

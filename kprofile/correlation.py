@@ -40,12 +40,18 @@ def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
         columns: dict[str, np.ndarray] = {}
         for name in results.params:
             column = results.frame[name]
-            if pd.api.types.is_bool_dtype(column.dtype) or pd.api.types.is_numeric_dtype(column.dtype):
+            if pd.api.types.is_bool_dtype(
+                column.dtype
+            ) or pd.api.types.is_numeric_dtype(column.dtype):
                 columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)[keep]
         columns[metric.column] = values[keep]
         parts.append(pd.DataFrame(columns))
     table = pd.concat(parts, ignore_index=True, sort=False)
-    varying = [c for c in table.columns if c == metric.column or table[c].nunique(dropna=True) > 1]
+    varying = [
+        c
+        for c in table.columns
+        if c == metric.column or table[c].nunique(dropna=True) > 1
+    ]
     ordered = [c for c in varying if c != metric.column] + [metric.column]
     return table[ordered]
 
@@ -53,7 +59,10 @@ def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
 def correlate(inputs: Sequence[Results], metric: Metric) -> Correlation:
     table = numeric_table(inputs, metric)
     if len(table.columns) < 2:
-        raise KprofileError("kprofile", "-c: no numeric parameter varies across the inputs; nothing to correlate")
+        raise KprofileError(
+            "kprofile",
+            "-c: no numeric parameter varies across the inputs; nothing to correlate",
+        )
     if len(table) < 2:
         raise KprofileError("kprofile", "-c: fewer than two successful runs")
     names = tuple(str(c) for c in table.columns)
@@ -63,19 +72,37 @@ def correlate(inputs: Sequence[Results], metric: Metric) -> Correlation:
     for i in range(size):
         for j in range(i + 1, size):
             matrix[i, j] = matrix[j, i] = kendall_tau_b(arrays[i], arrays[j])
-    return Correlation(names, pd.DataFrame(matrix, index=list(names), columns=list(names)), len(table))
+    return Correlation(
+        names, pd.DataFrame(matrix, index=list(names), columns=list(names)), len(table)
+    )
 
 
-def correlation_sections(result: Correlation, metric: Metric, png: str | None) -> list[Section]:
+def correlation_sections(
+    result: Correlation, metric: Metric, png: str | None
+) -> list[Section]:
     with_metric = result.matrix[metric.column].drop(metric.column)
-    order = sorted(with_metric.index, key=lambda c: (-abs(with_metric[c]) if not math.isnan(with_metric[c]) else 1.0))
-    ranking = pd.DataFrame({"parameter": order, "kendall tau": [with_metric[c] for c in order]})
-    facts: list[tuple[str, object]] = [("runs", result.rows), ("metric", f"{metric.column} ({metric.direction})")]
+    order = sorted(
+        with_metric.index,
+        key=lambda c: -abs(with_metric[c]) if not math.isnan(with_metric[c]) else 1.0,
+    )
+    ranking = pd.DataFrame(
+        {"parameter": order, "kendall tau": [with_metric[c] for c in order]}
+    )
+    facts: list[tuple[str, object]] = [
+        ("runs", result.rows),
+        ("metric", f"{metric.column} ({metric.direction})"),
+    ]
     if png:
         facts.append(("heatmap", png))
     matrix = result.matrix.reset_index(names="")
     return [
-        Section("correlation", f"kendall correlation with {metric.column}", None, tuple(facts), ranking),
+        Section(
+            "correlation",
+            f"kendall correlation with {metric.column}",
+            None,
+            tuple(facts),
+            ranking,
+        ),
         Section("correlation-matrix", "kendall correlation matrix", None, (), matrix),
     ]
 
@@ -100,7 +127,15 @@ def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
         for j in range(size):
             value = result.matrix.iat[i, j]
             text = "" if math.isnan(value) else f"{value:.2f}"
-            axes.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if abs(value) > 0.6 else "black")
+            axes.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if abs(value) > 0.6 else "black",
+            )
     axes.set_title(f"Kendall tau ({result.rows} runs, metric {metric.column})")
     figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
     figure.tight_layout()

@@ -53,7 +53,9 @@ LOSS = "loss"
 REASON = "reason"
 
 REASON_NO_RUN = "no successful run"
-REASON_NOT_SHARED = "needs a config of its own: no config within tol serves another shape"
+REASON_NOT_SHARED = (
+    "needs a config of its own: no config within tol serves another shape"
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,14 +102,26 @@ def cover(
     """
     _check_tol(tol, exact_limit)
     shape_cols = list(shape_cols)
-    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric, lower_is_better=lower_is_better)
+    m = measure(
+        df,
+        shape_cols=shape_cols,
+        param_cols=param_cols,
+        metric=metric,
+        lower_is_better=lower_is_better,
+    )
     table = m.table
     covering = table[within_tol(table, tol, lower_is_better=lower_is_better).to_numpy()]
-    own_best = table.sort_values(["shape", "ratio", "config"], kind="stable").drop_duplicates("shape")
+    own_best = table.sort_values(
+        ["shape", "ratio", "config"], kind="stable"
+    ).drop_duplicates("shape")
     shared_shapes = _shapes_with_shared_config(covering)
     alone = own_best[~own_best["shape"].isin(shared_shapes)]
     problem = _problem(covering[covering["shape"].isin(shared_shapes)])
-    baseline = own_best[own_best["shape"].isin(shared_shapes)]["config"].drop_duplicates().tolist()
+    baseline = (
+        own_best[own_best["shape"].isin(shared_shapes)]["config"]
+        .drop_duplicates()
+        .tolist()
+    )
     picked, method = problem.solve(baseline=baseline, exact_limit=exact_limit)
     chosen = set(picked) | set(alone["config"].tolist())
     return _assemble(
@@ -123,7 +137,11 @@ def cover(
 
 
 def _check_tol(tol: float, exact_limit: int) -> None:
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol):
+    if (
+        isinstance(tol, bool)
+        or not isinstance(tol, (int, float))
+        or not math.isfinite(tol)
+    ):
         raise AnalysisInputError(f"tolerance must be a finite number, got {tol!r}")
     if tol < 0:
         raise AnalysisInputError(f"tolerance must be >= 0, got {tol}")
@@ -154,7 +172,9 @@ def _assemble(
         .sort_values(["shape", "ratio", "config"], kind="stable")
         .drop_duplicates("shape")
     )
-    used = best_pick.sort_values(["shape", "config"])["config"].drop_duplicates().tolist()
+    used = (
+        best_pick.sort_values(["shape", "config"])["config"].drop_duplicates().tolist()
+    )
     position = {config: i for i, config in enumerate(used)}
     configs = m.configs.loc[used].reset_index(drop=True)
     shapes = m.shapes.loc[best_pick["shape"].to_numpy()].reset_index(drop=True)
@@ -192,7 +212,10 @@ def _uncovered(
     alone = set(alone_shapes)
     out = m.shapes.loc[ids].reset_index(drop=True)
     out[REASON] = [REASON_NOT_SHARED if s in alone else REASON_NO_RUN for s in ids]
-    out[CONFIG] = pd.array([position[int(pick.at[s, "config"])] if s in alone else pd.NA for s in ids], dtype="Int64")
+    out[CONFIG] = pd.array(
+        [position[int(pick.at[s, "config"])] if s in alone else pd.NA for s in ids],
+        dtype="Int64",
+    )
     out[BEST] = [float(pick.at[s, "best"]) if s in alone else math.nan for s in ids]
     return out
 
@@ -201,8 +224,16 @@ def _problem(covering: pd.DataFrame) -> Problem:
     """The set cover of ``covering`` (rows within tol): shapes are rows, configs candidates in id order."""
     shapes = sorted(set(covering["shape"].tolist()))
     configs = sorted(set(covering["config"].tolist()))
-    row = covering["shape"].map({s: i for i, s in enumerate(shapes)}).to_numpy(dtype="int64")
-    col = covering["config"].map({c: j for j, c in enumerate(configs)}).to_numpy(dtype="int64")
+    row = (
+        covering["shape"]
+        .map({s: i for i, s in enumerate(shapes)})
+        .to_numpy(dtype="int64")
+    )
+    col = (
+        covering["config"]
+        .map({c: j for j, c in enumerate(configs)})
+        .to_numpy(dtype="int64")
+    )
     ratios = np.full((len(shapes), len(configs)), np.inf)
     ratios[row, col] = covering["ratio"].to_numpy()
     return Problem.from_ratios(configs, ratios)

@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.analysis import best_row, common_shape_columns, plain, shape_label, split_by
+from kprofile.analysis import (
+    best_row,
+    common_shape_columns,
+    plain,
+    shape_label,
+    split_by,
+)
 from kprofile.errors import KprofileError
 from kprofile.load import MESH_IDX, Results
 from kprofile.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
@@ -52,9 +58,13 @@ def csv_name(shape: str) -> str:
     return (safe or "all") + ".csv"
 
 
-def diff(inputs: Sequence[Results], metric: Metric, pivots: Sequence[str]) -> DiffResult:
+def diff(
+    inputs: Sequence[Results], metric: Metric, pivots: Sequence[str]
+) -> DiffResult:
     if len(inputs) < 2:
-        raise KprofileError("kprofile", "--diff needs a baseline and at least one more file")
+        raise KprofileError(
+            "kprofile", "--diff needs a baseline and at least one more file"
+        )
     keys = list(pivots) or list(common_shape_columns(inputs))
     names = labels(inputs)
     shapes: dict[tuple[Any, ...], list[tuple[str, Results]]] = {}
@@ -75,13 +85,17 @@ def diff(inputs: Sequence[Results], metric: Metric, pivots: Sequence[str]) -> Di
                 ratio = float(ratio_to(best.value, base_best.value, metric))
             if index == 0:
                 highlight.append(len(rows))
-            rows.append({
-                "shape": shape,
-                "file": name + (" (baseline)" if index == 0 else ""),
-                f"best {metric.column}": best.value,
-                "ratio": ratio,
-                "best mesh_idx": None if best.row is None else plain(best.row[MESH_IDX]),
-            })
+            rows.append(
+                {
+                    "shape": shape,
+                    "file": name + (" (baseline)" if index == 0 else ""),
+                    f"best {metric.column}": best.value,
+                    "ratio": ratio,
+                    "best mesh_idx": None
+                    if best.row is None
+                    else plain(best.row[MESH_IDX]),
+                }
+            )
         tables[csv_name(shape if keys else "")] = shape_table(parts, metric, keys)
     table = pd.DataFrame(rows)
     facts = (
@@ -89,21 +103,34 @@ def diff(inputs: Sequence[Results], metric: Metric, pivots: Sequence[str]) -> Di
         ("shapes by", ", ".join(keys) if keys else "(whole files)"),
         ("ratio", f"file best vs baseline best; > 1 is worse ({metric.direction})"),
     )
-    return DiffResult(Section("diff", f"diff: {metric.column}", None, facts, table, tuple(highlight)), tables)
+    return DiffResult(
+        Section("diff", f"diff: {metric.column}", None, facts, table, tuple(highlight)),
+        tables,
+    )
 
 
-def shape_table(parts: Sequence[tuple[str, Results]], metric: Metric, pivots: Sequence[str]) -> pd.DataFrame:
+def shape_table(
+    parts: Sequence[tuple[str, Results]], metric: Metric, pivots: Sequence[str]
+) -> pd.DataFrame:
     """One shape: every configuration, its metric per file and ratio to the baseline's."""
-    params = [p for p in parts[0][1].params if p not in pivots and all(p in r.params for _, r in parts)]
+    params = [
+        p
+        for p in parts[0][1].params
+        if p not in pivots and all(p in r.params for _, r in parts)
+    ]
     per_file = []
     for name, part in parts:
         frame = part.frame[params].copy()
-        frame[f"{metric.column} [{name}]"] = np.where(valid_mask(v := metric_values(part.frame, metric)), v, np.nan)
+        frame[f"{metric.column} [{name}]"] = np.where(
+            valid_mask(v := metric_values(part.frame, metric)), v, np.nan
+        )
         per_file.append(_best_per_config(frame, params, metric))
     if not params:
         table = pd.concat(per_file, axis=1)
     else:
-        table = pd.concat([f[params] for f in per_file], ignore_index=True).drop_duplicates(ignore_index=True)
+        table = pd.concat(
+            [f[params] for f in per_file], ignore_index=True
+        ).drop_duplicates(ignore_index=True)
         for frame in per_file:
             table = table.merge(frame, how="left", on=params, sort=False)
     base_column = f"{metric.column} [{parts[0][0]}]"
@@ -112,15 +139,21 @@ def shape_table(parts: Sequence[tuple[str, Results]], metric: Metric, pivots: Se
         column = table[f"{metric.column} [{name}]"].to_numpy(dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = base / column if metric.higher_is_better else column / base
-        table[f"ratio [{name}]"] = np.where(valid_mask(base) & valid_mask(column), ratio, np.nan)
+        table[f"ratio [{name}]"] = np.where(
+            valid_mask(base) & valid_mask(column), ratio, np.nan
+        )
     order = rank_order(base, metric)
     rest = np.setdiff1d(np.arange(len(table)), order, assume_unique=True)
     return table.iloc[np.concatenate([order, rest])].reset_index(drop=True)
 
 
-def _best_per_config(frame: pd.DataFrame, params: list[str], metric: Metric) -> pd.DataFrame:
+def _best_per_config(
+    frame: pd.DataFrame, params: list[str], metric: Metric
+) -> pd.DataFrame:
     value = frame.columns[-1]
-    ordered = frame.sort_values(value, ascending=not metric.higher_is_better, kind="stable", na_position="last")
+    ordered = frame.sort_values(
+        value, ascending=not metric.higher_is_better, kind="stable", na_position="last"
+    )
     if not params:
         return ordered.iloc[:1].reset_index(drop=True)
     return ordered.drop_duplicates(subset=params, keep="first")
@@ -136,6 +169,8 @@ def write_tables(tables: dict[str, pd.DataFrame], out_dir: str) -> list[str]:
     written = []
     for name, table in tables.items():
         path = folder / name
-        write_text_atomic(path, table.to_csv(index=False, lineterminator="\n", float_format="%.10g"))
+        write_text_atomic(
+            path, table.to_csv(index=False, lineterminator="\n", float_format="%.10g")
+        )
         written.append(str(path))
     return written

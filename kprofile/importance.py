@@ -37,7 +37,16 @@ __all__ = [
     "plot_importance",
 ]
 
-TABLE_COLUMNS = ("rank", "param", "cost", "value", "worst", "geomean", "shapes", "shapes_total")
+TABLE_COLUMNS = (
+    "rank",
+    "param",
+    "cost",
+    "value",
+    "worst",
+    "geomean",
+    "shapes",
+    "shapes_total",
+)
 
 
 @dataclass(frozen=True)
@@ -80,7 +89,13 @@ def importance(
     lower_is_better: bool,
 ) -> ImportanceResult:
     """Rank ``param_cols`` by how much fixing each to its worst value can cost."""
-    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric, lower_is_better=lower_is_better)
+    m = measure(
+        df,
+        shape_cols=shape_cols,
+        param_cols=param_cols,
+        metric=metric,
+        lower_is_better=lower_is_better,
+    )
     shapes_total = int(m.table["shape"].nunique())
     unranked = [_param(m.table, m.configs[p], p) for p in param_cols]
     order = sorted(range(len(unranked)), key=lambda i: _rank_key(unranked[i], i))
@@ -88,7 +103,9 @@ def importance(
         ParamImportance(p.param, rank, p.cost, p.best_value, p.values)
         for rank, p in enumerate((unranked[i] for i in order), start=1)
     )
-    return ImportanceResult(params=params, shapes_total=shapes_total, table=_table(params, shapes_total))
+    return ImportanceResult(
+        params=params, shapes_total=shapes_total, table=_table(params, shapes_total)
+    )
 
 
 def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance:
@@ -113,14 +130,18 @@ def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance
             value=_plain(uniques[code]),
             worst=float(stats.at[code, "worst"]),
             geomean=float(stats.at[code, "geomean"]),
-            shapes=int(0 if pd.isna(stats.at[code, "shapes"]) else stats.at[code, "shapes"]),
+            shapes=int(
+                0 if pd.isna(stats.at[code, "shapes"]) else stats.at[code, "shapes"]
+            ),
         )
         for code in sorted(range(len(uniques)), key=lambda c: _natural_key(uniques[c]))
     ]
     measured = [v for v in values if v.shapes]
     cost = max(v.worst for v in measured)
     best = min(measured, key=lambda v: (v.worst, v.geomean))
-    return ParamImportance(param=name, rank=0, cost=cost, best_value=best.value, values=tuple(values))
+    return ParamImportance(
+        param=name, rank=0, cost=cost, best_value=best.value, values=tuple(values)
+    )
 
 
 def _rank_key(p: ParamImportance, position: int) -> tuple[float, float, int]:
@@ -141,7 +162,12 @@ def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFra
 
 def _plain(value: object) -> object:
     """numpy scalars as Python scalars; every missing value as None."""
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
+    if (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or value is pd.NA
+        or value is pd.NaT
+    ):
         return None
     if isinstance(value, np.generic):
         return _plain(value.item())
@@ -213,9 +239,18 @@ def _overview_figure(result: ImportanceResult) -> Figure:
     ax = figure.add_subplot()
     ax.barh(names, [c - 1.0 for c in costs], left=1.0, color="tab:red")
     for y, c in enumerate(costs):
-        ax.annotate(f"{c:.3f}", (c, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.annotate(
+            f"{c:.3f}",
+            (c, y),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xlabel("worst reachable ratio with the parameter at its worst value (1.0 = best)")
+    ax.set_xlabel(
+        "worst reachable ratio with the parameter at its worst value (1.0 = best)"
+    )
     ax.set_title(f"Which parameters matter ({result.shapes_total} shapes)")
     ax.margins(x=0.15)
     return figure
@@ -226,16 +261,31 @@ def _param_figure(p: ParamImportance, shapes_total: int) -> Figure:
 
     labels = [value_label(v.value) for v in p.values]
     x = np.arange(len(labels))
-    figure = Figure(figsize=(max(5.0, 1.0 + 0.6 * len(labels)), 4), layout="constrained")
+    figure = Figure(
+        figsize=(max(5.0, 1.0 + 0.6 * len(labels)), 4), layout="constrained"
+    )
     ax = figure.add_subplot()
     worst = [v.worst - 1.0 if v.shapes else 0.0 for v in p.values]
     geo = [v.geomean - 1.0 if v.shapes else 0.0 for v in p.values]
-    ax.bar(x - 0.2, geo, 0.4, bottom=1.0, label="geometric mean over shapes", color="tab:blue")
+    ax.bar(
+        x - 0.2,
+        geo,
+        0.4,
+        bottom=1.0,
+        label="geometric mean over shapes",
+        color="tab:blue",
+    )
     ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
     for xi, v in zip(x, p.values):
         top = v.worst if v.shapes else 1.0
-        ax.annotate(f"{v.shapes}/{shapes_total}", (xi, top), xytext=(0, 3), textcoords="offset points",
-                    ha="center", fontsize=8)
+        ax.annotate(
+            f"{v.shapes}/{shapes_total}",
+            (xi, top),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(x, labels, rotation=45 if len(labels) > 8 else 0)
     ax.set_xlabel(f"{p.param} (labels: shapes measured)")

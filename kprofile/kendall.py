@@ -58,7 +58,11 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     pairs = n * (n - 1) // 2
     tied_x = _tied_pairs(xr)
     tied_y = _tied_pairs(yr)
-    tied_xy = _tied_pairs(np.unique(xr.astype(np.int64) * (int(yr.max()) + 1) + yr, return_inverse=True)[1].ravel())
+    tied_xy = _tied_pairs(
+        np.unique(xr.astype(np.int64) * (int(yr.max()) + 1) + yr, return_inverse=True)[
+            1
+        ].ravel()
+    )
     score = pairs - tied_x - tied_y + tied_xy - 2 * discordant
     denominator = math.sqrt(float(pairs - tied_x) * float(pairs - tied_y))
     return math.nan if denominator == 0 else score / denominator

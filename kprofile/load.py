@@ -25,7 +25,13 @@ from kprofile.unpickle import RefusedPickle, restricted_load
 
 MESH_IDX = "mesh_idx"
 SPEC = "spec"
-KINDS = {".pkl": "pkl", ".pickle": "pkl", ".csv": "csv", ".yaml": "yaml", ".yml": "yaml"}
+KINDS = {
+    ".pkl": "pkl",
+    ".pickle": "pkl",
+    ".csv": "csv",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +77,9 @@ def load_results(path: str) -> Results:
         return InvalidInputError(InvalidInput(kind, path, reason))
 
     if kind == "input":
-        raise invalid(f"unknown file type {Path(path).suffix or '(no suffix)'!r}; expected .pkl, .csv or .yaml")
+        raise invalid(
+            f"unknown file type {Path(path).suffix or '(no suffix)'!r}; expected .pkl, .csv or .yaml"
+        )
     if not os.path.exists(path):
         raise invalid("no such file")
     if os.path.isdir(path):
@@ -85,7 +93,11 @@ def load_results(path: str) -> Results:
     except InvalidInputError:
         raise
     except CodegenError as exc:  # includes KprofileError and hooks' manifest errors
-        raise invalid(exc.message if exc.location.line is None else f"line {exc.location.line}: {exc.message}") from None
+        raise invalid(
+            exc.message
+            if exc.location.line is None
+            else f"line {exc.location.line}: {exc.message}"
+        ) from None
     except OSError as exc:
         raise invalid(f"cannot read: {exc.strerror or exc}") from None
 
@@ -103,11 +115,17 @@ def _load_pickle(path: str) -> Results:
         meta = payload
         frame = payload.get("merged_df")
         if frame is None:
-            raise KprofileError(path, "no 'merged_df' (kbench writes none when nothing ran)")
+            raise KprofileError(
+                path, "no 'merged_df' (kbench writes none when nothing ran)"
+            )
         if not isinstance(frame, pd.DataFrame):
-            raise KprofileError(path, f"'merged_df' is a {type(frame).__name__}, expected a DataFrame")
+            raise KprofileError(
+                path, f"'merged_df' is a {type(frame).__name__}, expected a DataFrame"
+            )
     else:
-        raise KprofileError(path, f"expected a kbench result dict, got a {type(payload).__name__}")
+        raise KprofileError(
+            path, f"expected a kbench result dict, got a {type(payload).__name__}"
+        )
     return _results(path, "pkl", frame, meta)
 
 
@@ -117,30 +135,42 @@ def _load_csv(path: str) -> Results:
     except pd.errors.EmptyDataError:
         raise KprofileError(path, "empty file") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise KprofileError(path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})") from None
+        raise KprofileError(
+            path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"
+        ) from None
     return _results(path, "csv", frame, {})
 
 
 def _load_yaml(path: str) -> Results:
     from hooks.manifest import load_manifest  # the manifest format lives in hooks
-
     from kprofile.specyaml import expand_spec
 
     manifest = load_manifest(path)
     instances = expand_spec(manifest.document, path)
     if not instances:
-        raise KprofileError(path, "no parameter instances (empty params, or every instance excluded by rules)")
+        raise KprofileError(
+            path,
+            "no parameter instances (empty params, or every instance excluded by rules)",
+        )
     keys = list(dict.fromkeys(k for inst in instances for k in inst))
-    frame = pd.DataFrame({k: typed_column([inst.get(k) for inst in instances]) for k in keys})
+    frame = pd.DataFrame(
+        {k: typed_column([inst.get(k) for inst in instances]) for k in keys}
+    )
     frame.insert(0, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
     return Results(
-        path, "yaml", frame, tuple(keys),
-        name=_text(doc.get("name")), file=_text(doc.get("file")),
+        path,
+        "yaml",
+        frame,
+        tuple(keys),
+        name=_text(doc.get("name")),
+        file=_text(doc.get("file")),
     )
 
 
-def _results(path: str, kind: str, frame: pd.DataFrame, meta: Mapping[str, Any]) -> Results:
+def _results(
+    path: str, kind: str, frame: pd.DataFrame, meta: Mapping[str, Any]
+) -> Results:
     if frame.empty:
         raise KprofileError(path, "the results table has no rows")
     frame = frame.reset_index(drop=True)
@@ -150,17 +180,26 @@ def _results(path: str, kind: str, frame: pd.DataFrame, meta: Mapping[str, Any])
     name = _text(meta.get("name"))
     if SPEC in frame.columns:
         decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
-        renamed = {p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names}
+        renamed = {
+            p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
+        }
         params = tuple(renamed.values())
-        extra = pd.DataFrame({renamed[p]: decoded.columns[p] for p in decoded.names}, index=frame.index)
+        extra = pd.DataFrame(
+            {renamed[p]: decoded.columns[p] for p in decoded.names}, index=frame.index
+        )
         frame = pd.concat([frame, extra], axis=1)
         if name is None:
             first = frame[SPEC].iloc[0]
             name = first.split("/", 1)[0] if isinstance(first, str) else None
     return Results(
-        path, kind, frame, params,
-        name=name, file=_text(meta.get("file")),
-        git_revision=_text(meta.get("git-revision")), datetime=_text(meta.get("datetime")),
+        path,
+        kind,
+        frame,
+        params,
+        name=name,
+        file=_text(meta.get("file")),
+        git_revision=_text(meta.get("git-revision")),
+        datetime=_text(meta.get("datetime")),
     )
 
 
@@ -170,11 +209,21 @@ def typed_column(values: list[Any]) -> Any:
     kinds = {type(v) for v in present}
     missing = len(present) != len(values)
     if kinds == {bool}:
-        return pd.array(values, dtype="boolean") if missing else np.array(values, dtype=bool)
+        return (
+            pd.array(values, dtype="boolean")
+            if missing
+            else np.array(values, dtype=bool)
+        )
     if kinds == {int} and all(abs(v) < 2**63 for v in present):
-        return pd.array(values, dtype="Int64") if missing else np.array(values, dtype=np.int64)
+        return (
+            pd.array(values, dtype="Int64")
+            if missing
+            else np.array(values, dtype=np.int64)
+        )
     if kinds and kinds <= {int, float}:
-        return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+        return np.array(
+            [np.nan if v is None else float(v) for v in values], dtype=np.float64
+        )
     column = np.empty(len(values), dtype=object)
     column[:] = values
     return column

@@ -52,16 +52,24 @@ def measure(
     value = pd.to_numeric(df[metric], errors="coerce").astype(float)
     ok = np.isfinite(value.to_numpy()) & (value.to_numpy() > 0)
     if not ok.any():
-        raise AnalysisInputError(f"no successful run: every {metric!r} value is 0, negative or missing")
+        raise AnalysisInputError(
+            f"no successful run: every {metric!r} value is 0, negative or missing"
+        )
     best_of = "min" if lower_is_better else "max"
     table = (
-        pd.DataFrame({"shape": shape_id[ok], "config": config_id[ok], "value": value[ok]})
+        pd.DataFrame(
+            {"shape": shape_id[ok], "config": config_id[ok], "value": value[ok]}
+        )
         .groupby(["shape", "config"], sort=True)["value"]
         .agg(best_of)
         .reset_index()
     )
     table["best"] = table.groupby("shape")["value"].transform(best_of)
-    table["ratio"] = table["value"] / table["best"] if lower_is_better else table["best"] / table["value"]
+    table["ratio"] = (
+        table["value"] / table["best"]
+        if lower_is_better
+        else table["best"] / table["value"]
+    )
     return Measured(
         table=table,
         shapes=_first_rows(df, shape_cols, shape_id),
@@ -70,7 +78,11 @@ def measure(
 
 
 def check_columns(
-    df: pd.DataFrame, *, shape_cols: Sequence[str], param_cols: Sequence[str], metric: str
+    df: pd.DataFrame,
+    *,
+    shape_cols: Sequence[str],
+    param_cols: Sequence[str],
+    metric: str,
 ) -> None:
     """Raise ``AnalysisInputError`` for empty input or columns the frame does not have."""
     if len(df) == 0:
@@ -83,9 +95,13 @@ def check_columns(
         raise AnalysisInputError(
             f"unknown column(s) {', '.join(map(repr, unknown))}; available: {', '.join(map(str, df.columns))}"
         )
-    both = sorted(set(shape_cols) & set(param_cols) | ({metric} & set([*shape_cols, *param_cols])))
+    both = sorted(
+        set(shape_cols) & set(param_cols) | ({metric} & set([*shape_cols, *param_cols]))
+    )
     if both:
-        raise AnalysisInputError(f"column(s) {', '.join(map(repr, both))} used in more than one role")
+        raise AnalysisInputError(
+            f"column(s) {', '.join(map(repr, both))} used in more than one role"
+        )
 
 
 def _group_ids(df: pd.DataFrame, cols: list[str]) -> pd.Series:

@@ -36,18 +36,28 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
     """Outer join of the inputs' parameter tables on ``pivots`` (default: common columns)."""
     keys = tuple(pivots) or default_pivots(inputs)
     if not keys:
-        raise KprofileError("kprofile", "--merge: the inputs share no column to join on; name pivots with -p")
+        raise KprofileError(
+            "kprofile",
+            "--merge: the inputs share no column to join on; name pivots with -p",
+        )
     frames = []
     for results in inputs:
         missing = [k for k in keys if k not in results.params]
         if missing:
-            raise KprofileError(results.path, f"--merge: no pivot column {', '.join(map(repr, missing))}")
+            raise KprofileError(
+                results.path,
+                f"--merge: no pivot column {', '.join(map(repr, missing))}",
+            )
         frames.append(_nullable(results.frame[list(results.params)]))
-    order = pd.concat([f[list(keys)] for f in frames], ignore_index=True).drop_duplicates(ignore_index=True)
+    order = pd.concat(
+        [f[list(keys)] for f in frames], ignore_index=True
+    ).drop_duplicates(ignore_index=True)
     table = order
     conflicts = 0
     for frame in frames:
-        table = table.merge(frame, how="left", on=list(keys), sort=False, suffixes=("", " (next)"))
+        table = table.merge(
+            frame, how="left", on=list(keys), sort=False, suffixes=("", " (next)")
+        )
         for column in [c for c in table.columns if c.endswith(" (next)")]:
             base = column.removesuffix(" (next)")
             first, later = table[base], table[column]
@@ -67,7 +77,9 @@ def _nullable(frame: pd.DataFrame) -> pd.DataFrame:
         dtype = frame[column].dtype
         if pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.BooleanDtype):
             converted[column] = frame[column].astype("boolean")
-        elif pd.api.types.is_integer_dtype(dtype) and not isinstance(dtype, pd.api.extensions.ExtensionDtype):
+        elif pd.api.types.is_integer_dtype(dtype) and not isinstance(
+            dtype, pd.api.extensions.ExtensionDtype
+        ):
             converted[column] = frame[column].astype("Int64")
     return frame.assign(**converted) if converted else frame
 
@@ -76,20 +88,30 @@ def sort_rows(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Stable sort by ``columns`` (each ascending, missing last)."""
     missing = [c for c in columns if c not in table.columns]
     if missing:
-        raise KprofileError("kprofile", f"--sort-pivots: no column {', '.join(map(repr, missing))}")
+        raise KprofileError(
+            "kprofile", f"--sort-pivots: no column {', '.join(map(repr, missing))}"
+        )
     try:
-        return table.sort_values(list(columns), kind="stable", na_position="last", ignore_index=True)
+        return table.sort_values(
+            list(columns), kind="stable", na_position="last", ignore_index=True
+        )
     except TypeError as exc:
-        raise KprofileError("kprofile", f"--sort-pivots: cannot sort mixed values ({exc})") from None
+        raise KprofileError(
+            "kprofile", f"--sort-pivots: cannot sort mixed values ({exc})"
+        ) from None
 
 
-def query_rows(frame: pd.DataFrame, query: str, *, path: str = "kprofile") -> pd.DataFrame:
+def query_rows(
+    frame: pd.DataFrame, query: str, *, path: str = "kprofile"
+) -> pd.DataFrame:
     """Rows of ``frame`` where ``query`` is true (``M>64 and K<1024``; `quoted name` for any column)."""
     try:
         expr = compile_expr(query)
         unknown = sorted(expr.names - {str(c) for c in frame.columns})
         if unknown:
-            raise ExprError(f"unknown column {', '.join(map(repr, unknown))} in {query!r}; columns: {', '.join(map(str, frame.columns))}")
+            raise ExprError(
+                f"unknown column {', '.join(map(repr, unknown))} in {query!r}; columns: {', '.join(map(str, frame.columns))}"
+            )
         mask = evaluate(expr, {str(c): frame[c] for c in frame.columns})
     except ExprError as exc:
         raise KprofileError(path, f"--query: {exc}") from None
@@ -100,8 +122,16 @@ def query_rows(frame: pd.DataFrame, query: str, *, path: str = "kprofile") -> pd
 
 
 def merge_section(merged: Merged, sources: Sequence[str]) -> Section:
-    facts = (("inputs", len(sources)), ("pivots", ", ".join(merged.pivots)), ("rows", len(merged.table)))
+    facts = (
+        ("inputs", len(sources)),
+        ("pivots", ", ".join(merged.pivots)),
+        ("rows", len(merged.table)),
+    )
     notes: tuple[str, ...] = ()
     if merged.conflicts:
-        notes = (f"note: {merged.conflicts} value(s) differed between inputs; the first input's value was kept",)
-    return Section("merge", "merge: " + ", ".join(sources), None, facts, merged.table, notes=notes)
+        notes = (
+            f"note: {merged.conflicts} value(s) differed between inputs; the first input's value was kept",
+        )
+    return Section(
+        "merge", "merge: " + ", ".join(sources), None, facts, merged.table, notes=notes
+    )

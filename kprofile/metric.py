@@ -16,7 +16,10 @@ import pandas as pd
 
 from kprofile.errors import KprofileError
 
-_HIGHER = re.compile(r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s", re.IGNORECASE)
+_HIGHER = re.compile(
+    r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s",
+    re.IGNORECASE,
+)
 _EXCLUDED = ("mesh_idx",)
 
 
@@ -39,23 +42,40 @@ def higher_is_better(column: str) -> bool:
 def numeric_columns(frame: pd.DataFrame) -> list[str]:
     """Columns that can serve as a metric: numeric, not boolean, not the row id."""
     return [
-        str(c) for c, dtype in frame.dtypes.items()
-        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype) and c not in _EXCLUDED
+        str(c)
+        for c, dtype in frame.dtypes.items()
+        if pd.api.types.is_numeric_dtype(dtype)
+        and not pd.api.types.is_bool_dtype(dtype)
+        and c not in _EXCLUDED
     ]
 
 
-def resolve_metric(frames: Sequence[pd.DataFrame], query: str, *, higher: bool | None = None) -> Metric:
+def resolve_metric(
+    frames: Sequence[pd.DataFrame], query: str, *, higher: bool | None = None
+) -> Metric:
     """The column ``query`` names in every frame: exact name, else the only column it is a
     case-insensitive prefix of (an exact case-insensitive match wins over prefixes)."""
-    common = [str(c) for c in frames[0].columns if all(c in f.columns for f in frames[1:])]
+    common = [
+        str(c) for c in frames[0].columns if all(c in f.columns for f in frames[1:])
+    ]
     column = _match(common, query)
     if column is None:
-        available = ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
-        raise KprofileError("kprofile", f"no column matches metric {query!r}; numeric columns: {available}")
+        available = (
+            ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
+        )
+        raise KprofileError(
+            "kprofile",
+            f"no column matches metric {query!r}; numeric columns: {available}",
+        )
     not_numeric = [f for f in frames if str(column) not in numeric_columns(f)]
     if not_numeric:
-        available = ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
-        raise KprofileError("kprofile", f"metric {column!r} is not numeric; numeric columns: {available}")
+        available = (
+            ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
+        )
+        raise KprofileError(
+            "kprofile",
+            f"metric {column!r} is not numeric; numeric columns: {available}",
+        )
     return Metric(column, higher_is_better(column) if higher is None else higher)
 
 
@@ -72,13 +92,18 @@ def _match(columns: list[str], query: str) -> str | None:
         return exact[0]
     prefixed = [c for c in columns if c.casefold().startswith(folded)]
     if len(prefixed) > 1:
-        raise KprofileError("kprofile", f"metric {query!r} is ambiguous: {', '.join(repr(c) for c in prefixed)}")
+        raise KprofileError(
+            "kprofile",
+            f"metric {query!r} is ambiguous: {', '.join(repr(c) for c in prefixed)}",
+        )
     return prefixed[0] if prefixed else None
 
 
 def metric_values(frame: pd.DataFrame, metric: Metric) -> np.ndarray:
     """The metric column as float64 (missing -> NaN)."""
-    return pd.to_numeric(frame[metric.column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    return pd.to_numeric(frame[metric.column], errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
 
 
 def valid_mask(values: np.ndarray) -> np.ndarray:

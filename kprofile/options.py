@@ -47,8 +47,11 @@ class Options:
 
     def _modes(self) -> tuple[tuple[str, bool], ...]:
         return (
-            ("--diff", self.diff), ("--merge", self.merge), ("--correlation", self.correlation),
-            ("--cover", self.cover is not None), ("--importance", self.importance),
+            ("--diff", self.diff),
+            ("--merge", self.merge),
+            ("--correlation", self.correlation),
+            ("--cover", self.cover is not None),
+            ("--importance", self.importance),
         )
 
 
@@ -75,12 +78,18 @@ def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
     try:
         number = float(text.rstrip("%")) / scale
     except ValueError:
-        raise usage_error(f"{option}: expected a fraction like 0.05 or 5%, got {value!r}") from None
+        raise usage_error(
+            f"{option}: expected a fraction like 0.05 or 5%, got {value!r}"
+        ) from None
     if allow_zero:
         if not number >= 0.0 or number == float("inf"):
-            raise usage_error(f"{option}: expected a non-negative fraction, got {value!r}")
+            raise usage_error(
+                f"{option}: expected a non-negative fraction, got {value!r}"
+            )
     elif not 0.0 < number <= 1.0:
-        raise usage_error(f"{option}: expected a fraction in (0, 1] like 0.05 or 5%, got {value!r}")
+        raise usage_error(
+            f"{option}: expected a fraction in (0, 1] like 0.05 or 5%, got {value!r}"
+        )
     return number
 
 
@@ -89,27 +98,42 @@ def check_combinations(options: Options) -> None:
     modes = [flag for flag, on in options._modes() if on]
     if len(modes) > 1:
         raise usage_error(f"{modes[0]} and {modes[1]} cannot be combined")
-    views = [flag for flag, on in (
-        ("--ratio", options.ratio), ("--head", options.head is not None), ("--tail", options.tail is not None),
-        ("--top", options.top is not None), ("--within", options.within is not None),
-    ) if on]
+    views = [
+        flag
+        for flag, on in (
+            ("--ratio", options.ratio),
+            ("--head", options.head is not None),
+            ("--tail", options.tail is not None),
+            ("--top", options.top is not None),
+            ("--within", options.within is not None),
+        )
+        if on
+    ]
     if modes and views:
-        raise usage_error(f"{views[0]} is a per-file view; it cannot be combined with {modes[0]}")
+        raise usage_error(
+            f"{views[0]} is a per-file view; it cannot be combined with {modes[0]}"
+        )
     if options.sort_pivots and not options.merge:
         raise usage_error("--sort-pivots only applies to --merge")
     if options.correlation and options.pivots:
         raise usage_error("-p/--pivots does not apply to --correlation")
     if options.output and options.mode in ("diff", "correlation", "importance"):
-        raise usage_error(f"-o writes a manifest of selected entries; {modes[0]} selects none")
+        raise usage_error(
+            f"-o writes a manifest of selected entries; {modes[0]} selects none"
+        )
     selecting = [v for v in views if v != "--ratio"]
     if options.output and len(selecting) > 1:
-        raise usage_error(f"-o: {selecting[0]} and {selecting[1]} select different entries; pass one of them")
+        raise usage_error(
+            f"-o: {selecting[0]} and {selecting[1]} select different entries; pass one of them"
+        )
     _check_update(options, modes, selecting)
     if options.plot is not None and not options.importance:
         raise usage_error("--plot only applies to --importance")
     for flag, count in (("--head", options.head), ("--tail", options.tail)):
         if count is not None and count < 1:
-            raise usage_error(f"{flag}: expected a positive number of entries, got {count}")
+            raise usage_error(
+                f"{flag}: expected a positive number of entries, got {count}"
+            )
     if not options.files:
         raise usage_error("no input files; see kprofile --help")
 
@@ -120,11 +144,17 @@ def _check_update(options: Options, modes: list[str], selecting: list[str]) -> N
     if options.update is None:
         return
     if modes:
-        raise usage_error(f"--update works per result file; it cannot be combined with {modes[0]}")
+        raise usage_error(
+            f"--update works per result file; it cannot be combined with {modes[0]}"
+        )
     if options.output:
         raise usage_error("--update and -o both write a manifest; pass one of them")
     several = [v for v in selecting if v in ("--head", "--tail")]
     if several:
-        raise usage_error(f"--update takes one config per shape (the best, or the common config of --top/--within); {several[0]} selects several")
+        raise usage_error(
+            f"--update takes one config per shape (the best, or the common config of --top/--within); {several[0]} selects several"
+        )
     if len(selecting) > 1:
-        raise usage_error(f"--update: {selecting[0]} and {selecting[1]} choose different configs; pass one of them")
+        raise usage_error(
+            f"--update: {selecting[0]} and {selecting[1]} choose different configs; pass one of them"
+        )

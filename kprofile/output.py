@@ -34,9 +34,13 @@ def cell(value: Any) -> str:
 
 def _column_cells(column: pd.Series) -> list[str]:
     """Format a whole column at once (vectorized for float columns)."""
-    if pd.api.types.is_float_dtype(column.dtype) and not isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
+    if pd.api.types.is_float_dtype(column.dtype) and not isinstance(
+        column.dtype, pd.api.extensions.ExtensionDtype
+    ):
         array = column.to_numpy(dtype=np.float64)
-        text = np.char.mod("%.3f", np.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0)).astype(object)
+        text = np.char.mod(
+            "%.3f", np.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0)
+        ).astype(object)
         text[np.isnan(array)] = MISSING
         inf = np.isinf(array)
         text[inf] = np.where(array[inf] > 0, "inf", "-inf")
@@ -45,7 +49,9 @@ def _column_cells(column: pd.Series) -> list[str]:
 
 
 def _is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
+    return pd.api.types.is_numeric_dtype(
+        column.dtype
+    ) and not pd.api.types.is_bool_dtype(column.dtype)
 
 
 def table_cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
@@ -72,7 +78,9 @@ def render_plain(sections: Sequence[Section]) -> str:
             if section.facts:
                 lines.append("")
             lines += _plain_table(section.table, section.highlight)
-        lines += [note.rstrip("\n") for note in section.notes]  # a diff note ends with its own newline
+        lines += [
+            note.rstrip("\n") for note in section.notes
+        ]  # a diff note ends with its own newline
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
@@ -85,7 +93,10 @@ def _plain_table(table: pd.DataFrame, highlight: Sequence[int]) -> list[str]:
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str], mark: str) -> str:
-        padded = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)]
+        padded = [
+            c.rjust(w) if num else c.ljust(w)
+            for c, w, num in zip(cells, widths, numeric)
+        ]
         return (mark + " " + "  ".join(padded)).rstrip()
 
     out = [line(header, " ")]
@@ -121,10 +132,14 @@ def render_rich(sections: Sequence[Section], stream: IO[str]) -> None:
             header, rows, numeric = table_cells(section.table)
             table = Table(box=box.SIMPLE_HEAVY)
             for name, num in zip(header, numeric):
-                table.add_column(Text(name), justify="right" if num else "left", overflow="fold")
+                table.add_column(
+                    Text(name), justify="right" if num else "left", overflow="fold"
+                )
             marks = set(section.highlight)
             for i, row in enumerate(rows):
-                table.add_row(*(Text(c) for c in row), style="bold green" if i in marks else None)
+                table.add_row(
+                    *(Text(c) for c in row), style="bold green" if i in marks else None
+                )
             console.print(table)
         for note in section.notes:
             console.print(Text(note.rstrip("\n")), soft_wrap="\n" in note)
@@ -194,8 +209,15 @@ def section_json(section: Section) -> dict[str, Any]:
     if section.table is not None:
         table = section.table
         data["columns"] = [str(c) for c in table.columns]
-        columns = {str(c): [json_value(v) for v in table.iloc[:, i].tolist()] for i, c in enumerate(table.columns)}
-        data["rows"] = [dict(zip(columns, values)) for values in zip(*columns.values())] if columns else []
+        columns = {
+            str(c): [json_value(v) for v in table.iloc[:, i].tolist()]
+            for i, c in enumerate(table.columns)
+        }
+        data["rows"] = (
+            [dict(zip(columns, values)) for values in zip(*columns.values())]
+            if columns
+            else []
+        )
         data["highlight"] = list(section.highlight)
     data["notes"] = list(section.notes)
     return data

@@ -14,14 +14,26 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.analysis import CommonConfig, common_config, common_shape_columns, split_by
+from kprofile.analysis import (
+    CommonConfig,
+    common_config,
+    common_shape_columns,
+    split_by,
+)
 from kprofile.errors import InvalidInput, KprofileError, usage_error
 from kprofile.load import Results, load_inputs
 from kprofile.manifest_out import Source, manifest_path, manifest_text
 from kprofile.metric import Metric, metric_values, rank_order, resolve_metric
 from kprofile.options import Options, check_combinations
 from kprofile.report import Section
-from kprofile.views import common_view, group_label, head_view, ratio_view, summary_view, tail_view
+from kprofile.views import (
+    common_view,
+    group_label,
+    head_view,
+    ratio_view,
+    summary_view,
+    tail_view,
+)
 
 
 class NoUsableInput(Exception):
@@ -46,7 +58,10 @@ def load(options: Options) -> Outcome:
     """Check the options and load every input; unusable files are kept in ``skipped``."""
     check_combinations(options)
     if options.update is not None and not os.path.exists(options.update):
-        raise KprofileError(options.update, "--update: no such manifest; --update changes an existing one (-o PATH writes a new one)")
+        raise KprofileError(
+            options.update,
+            "--update: no such manifest; --update changes an existing one (-o PATH writes a new one)",
+        )
     loaded, skipped = load_inputs(options.files)
     return Outcome(loaded, skipped)
 
@@ -61,8 +76,15 @@ def run(options: Options, outcome: Outcome) -> Outcome:
     if options.query:
         outcome.inputs = _filtered(outcome.inputs, options.query, outcome)
     if all(r.kind == "yaml" for r in outcome.inputs):
-        raise KprofileError("kprofile", "spec and manifest YAMLs hold no measurements; use --merge, or pass .pkl/.csv results")
-    metric = resolve_metric([r.frame for r in outcome.inputs], options.metric, higher=options.higher_is_better)
+        raise KprofileError(
+            "kprofile",
+            "spec and manifest YAMLs hold no measurements; use --merge, or pass .pkl/.csv results",
+        )
+    metric = resolve_metric(
+        [r.frame for r in outcome.inputs],
+        options.metric,
+        higher=options.higher_is_better,
+    )
     outcome.metric = metric
     if options.mode == "diff":
         _diff(options, outcome, metric)
@@ -84,11 +106,15 @@ def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[R
     for results in inputs:
         frame = query_rows(results.frame, query, path=results.path)
         if frame.empty:
-            outcome.messages.append(f"{results.path}: no rows match --query {query!r}; file left out")
+            outcome.messages.append(
+                f"{results.path}: no rows match --query {query!r}; file left out"
+            )
         else:
             kept.append(dataclasses.replace(results, frame=frame))
     if not kept:
-        raise KprofileError("kprofile", f"--query {query!r} matched no rows in any input")
+        raise KprofileError(
+            "kprofile", f"--query {query!r} matched no rows in any input"
+        )
     return kept
 
 
@@ -108,29 +134,49 @@ def _views(options: Options, outcome: Outcome, metric: Metric) -> None:
             if options.ratio:
                 outcome.sections.append(ratio_view(part, metric, group=group))
             if options.head is not None:
-                outcome.sections.append(head_view(part, metric, options.head, group=group))
+                outcome.sections.append(
+                    head_view(part, metric, options.head, group=group)
+                )
                 chosen = rank_order(values, metric)[: options.head]
             if options.tail is not None:
-                outcome.sections.append(tail_view(part, metric, options.tail, group=group))
+                outcome.sections.append(
+                    tail_view(part, metric, options.tail, group=group)
+                )
                 order = rank_order(values, metric)
-                chosen = order[max(len(order) - options.tail, 0):]
+                chosen = order[max(len(order) - options.tail, 0) :]
             for kind, amount in (("top", options.top), ("within", options.within)):
                 if amount is None:
                     continue
                 common = common_config(part, metric, **{kind: amount})
-                outcome.sections += common_view(common, metric, kind=kind, amount=amount, group=group, verbose=options.verbose)
+                outcome.sections += common_view(
+                    common,
+                    metric,
+                    kind=kind,
+                    amount=amount,
+                    group=group,
+                    verbose=options.verbose,
+                )
                 chosen = common.subset
             selected += _records(part, np.sort(chosen))
             if options.update is not None:
                 config = chosen_config(part, metric, common, pivots)
                 if config is None:
-                    outcome.messages.append(f"{part.path}{f' [{group}]' if group else ''}: no successful run; left out of --update")
+                    outcome.messages.append(
+                        f"{part.path}{f' [{group}]' if group else ''}: no successful run; left out of --update"
+                    )
                 else:
                     upserts.append(config)
     if options.output:
         _write_manifest(options.output, selected, outcome)
     if options.update is not None:
-        _update(options.update, upserts, pivots, outcome, dry_run=options.dry_run, explicit=bool(options.pivots))
+        _update(
+            options.update,
+            upserts,
+            pivots,
+            outcome,
+            dry_run=options.dry_run,
+            explicit=bool(options.pivots),
+        )
 
 
 def _best_positions(values: np.ndarray, metric: Metric) -> np.ndarray:
@@ -144,11 +190,16 @@ def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:
     return results.frame.iloc[positions][list(results.params)].to_dict("records")
 
 
-def _write_manifest(output: str, entries: list[dict[str, Any]], outcome: Outcome) -> None:
+def _write_manifest(
+    output: str, entries: list[dict[str, Any]], outcome: Outcome
+) -> None:
     from hooks.textio import write_text_atomic
 
     if not entries:
-        raise KprofileError(output, "-o: no entries selected (no parameter columns, or no successful run)")
+        raise KprofileError(
+            output,
+            "-o: no entries selected (no parameter columns, or no successful run)",
+        )
     first = outcome.inputs[0]
     sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.inputs]
     text = manifest_text(entries, name=first.name, file=first.file, sources=sources)
@@ -158,8 +209,14 @@ def _write_manifest(output: str, entries: list[dict[str, Any]], outcome: Outcome
     except OSError as exc:
         raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
     outcome.written.append(path)
-    extra = f"; {text.duplicates} duplicate entr{'y' if text.duplicates == 1 else 'ies'} dropped" if text.duplicates else ""
-    outcome.messages.append(f"wrote {path} ({len(text.entries)} entr{'y' if len(text.entries) == 1 else 'ies'}{extra})")
+    extra = (
+        f"; {text.duplicates} duplicate entr{'y' if text.duplicates == 1 else 'ies'} dropped"
+        if text.duplicates
+        else ""
+    )
+    outcome.messages.append(
+        f"wrote {path} ({len(text.entries)} entr{'y' if len(text.entries) == 1 else 'ies'}{extra})"
+    )
 
 
 def _merge(options: Options, outcome: Outcome) -> None:
@@ -172,7 +229,11 @@ def _merge(options: Options, outcome: Outcome) -> None:
     if options.query:
         table = query_rows(table, options.query)
     if table.empty:
-        raise KprofileError("kprofile", "--merge: the result is empty" + (f" after --query {options.query!r}" if options.query else ""))
+        raise KprofileError(
+            "kprofile",
+            "--merge: the result is empty"
+            + (f" after --query {options.query!r}" if options.query else ""),
+        )
     merged = dataclasses.replace(merged, table=table)
     outcome.sections.append(merge_section(merged, [r.path for r in outcome.inputs]))
     if options.output:
@@ -185,7 +246,9 @@ def _diff(options: Options, outcome: Outcome, metric: Metric) -> None:
     result = diff(outcome.inputs, metric, options.pivots)
     written = write_tables(result.tables, options.out_dir)
     outcome.written += written
-    outcome.sections.append(dataclasses.replace(result.section, notes=tuple(f"wrote {p}" for p in written)))
+    outcome.sections.append(
+        dataclasses.replace(result.section, notes=tuple(f"wrote {p}" for p in written))
+    )
 
 
 def _correlation(options: Options, outcome: Outcome, metric: Metric) -> None:
@@ -197,7 +260,15 @@ def _correlation(options: Options, outcome: Outcome, metric: Metric) -> None:
     outcome.sections += correlation_sections(result, metric, png)
 
 
-def _update(path: str, selections: list[dict[str, Any]], pivots: Sequence[str], outcome: Outcome, *, dry_run: bool, explicit: bool) -> None:
+def _update(
+    path: str,
+    selections: list[dict[str, Any]],
+    pivots: Sequence[str],
+    outcome: Outcome,
+    *,
+    dry_run: bool,
+    explicit: bool,
+) -> None:
     """Upsert into the manifest at ``path``: written atomically and only if it changes.
     Default pivots (not ``explicit``) that no manifest entry uses are dropped."""
     from hooks.diff import unified_diff
@@ -206,7 +277,9 @@ def _update(path: str, selections: list[dict[str, Any]], pivots: Sequence[str], 
     from kprofile.update_view import diff_section, manifest_pivots, update_section
 
     if not selections:
-        raise KprofileError(path, "--update: no config to put in (no successful run in any input)")
+        raise KprofileError(
+            path, "--update: no config to put in (no successful run in any input)"
+        )
     text = read_text(path)
     unused: tuple[str, ...] = ()
     if not explicit:
@@ -214,13 +287,19 @@ def _update(path: str, selections: list[dict[str, Any]], pivots: Sequence[str], 
     result = update_manifest(text, selections, pivots=pivots, path=path)
     changed = result.text != text
     if dry_run:
-        state = "dry run: nothing written" if changed else "dry run: nothing would change"
+        state = (
+            "dry run: nothing written" if changed else "dry run: nothing would change"
+        )
     else:
         state = "updated" if changed else "nothing to change: not rewritten"
-    outcome.sections.append(update_section(result, path=path, pivots=pivots, state=state, unused=unused))
+    outcome.sections.append(
+        update_section(result, path=path, pivots=pivots, state=state, unused=unused)
+    )
     if dry_run:
         if changed:
-            outcome.sections.append(diff_section(path, unified_diff(text, result.text, path, path)))
+            outcome.sections.append(
+                diff_section(path, unified_diff(text, result.text, path, path))
+            )
         return
     if changed:
         try:
@@ -240,14 +319,22 @@ def _cover(options: Options, outcome: Outcome, metric: Metric) -> None:
     combined = combine(outcome.inputs, options.pivots)
     try:
         result = cover(
-            combined.frame, shape_cols=combined.shape_cols, param_cols=combined.param_cols,
-            metric=metric.column, lower_is_better=not metric.higher_is_better, tol=options.cover,
+            combined.frame,
+            shape_cols=combined.shape_cols,
+            param_cols=combined.param_cols,
+            metric=metric.column,
+            lower_is_better=not metric.higher_is_better,
+            tol=options.cover,
         )
     except AnalysisInputError as exc:
         raise usage_error(f"--cover: {exc}") from None
-    outcome.sections += cover_sections(result, shape_cols=combined.shape_cols, metric=metric)
+    outcome.sections += cover_sections(
+        result, shape_cols=combined.shape_cols, metric=metric
+    )
     if options.output:
-        _write_manifest(options.output, cover_entries(result, combined.shape_cols), outcome)
+        _write_manifest(
+            options.output, cover_entries(result, combined.shape_cols), outcome
+        )
 
 
 def _importance(options: Options, outcome: Outcome, metric: Metric) -> None:
@@ -258,8 +345,11 @@ def _importance(options: Options, outcome: Outcome, metric: Metric) -> None:
     combined = combine(outcome.inputs, options.pivots)
     try:
         result = importance(
-            combined.frame, shape_cols=combined.shape_cols, param_cols=combined.param_cols,
-            metric=metric.column, lower_is_better=not metric.higher_is_better,
+            combined.frame,
+            shape_cols=combined.shape_cols,
+            param_cols=combined.param_cols,
+            metric=metric.column,
+            lower_is_better=not metric.higher_is_better,
         )
     except AnalysisInputError as exc:
         raise usage_error(f"--importance: {exc}") from None
@@ -268,6 +358,10 @@ def _importance(options: Options, outcome: Outcome, metric: Metric) -> None:
         try:
             written = [str(p) for p in plot_importance(result, options.plot)]
         except OSError as exc:
-            raise KprofileError(options.plot, f"--plot: cannot write: {exc.strerror or exc}") from None
+            raise KprofileError(
+                options.plot, f"--plot: cannot write: {exc.strerror or exc}"
+            ) from None
     outcome.written += written
-    outcome.sections += importance_sections(result, shape_cols=combined.shape_cols, metric=metric, written=written)
+    outcome.sections += importance_sections(
+        result, shape_cols=combined.shape_cols, metric=metric, written=written
+    )

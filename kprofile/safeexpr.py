@@ -39,7 +39,10 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
 }
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.UAdd: operator.pos,
+    ast.USub: operator.neg,
+}
 _BACKTICK = re.compile(r"`([^`]*)`")
 _MAX_POWER = 1024
 _MAX_REPEAT = 100_000
@@ -84,13 +87,29 @@ def compile_expr(text: str) -> Expr:
 
 def _check(node: ast.AST, text: str) -> None:
     allowed = (
-        ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp,
-        ast.Compare, ast.And, ast.Or, ast.Not, *_BINARY, *_COMPARE, *_UNARY,
+        ast.Expression,
+        ast.Name,
+        ast.Load,
+        ast.Constant,
+        ast.BinOp,
+        ast.UnaryOp,
+        ast.BoolOp,
+        ast.Compare,
+        ast.And,
+        ast.Or,
+        ast.Not,
+        *_BINARY,
+        *_COMPARE,
+        *_UNARY,
     )
     if not isinstance(node, allowed):
         what = type(node).__name__.lower()
-        raise ExprError(f"{what} is not allowed in {text!r} (only names, literals, arithmetic, comparisons, and/or/not)")
-    if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool, type(None))):
+        raise ExprError(
+            f"{what} is not allowed in {text!r} (only names, literals, arithmetic, comparisons, and/or/not)"
+        )
+    if isinstance(node, ast.Constant) and not isinstance(
+        node.value, (int, float, str, bool, type(None))
+    ):
         raise ExprError(f"literal {node.value!r} is not allowed in {text!r}")
 
 
@@ -134,7 +153,12 @@ def _eval(node: ast.AST, names: Mapping[str, Any], expr: Expr) -> Any:
 
 def _guard(op: ast.operator, left: Any, right: Any, expr: Expr) -> None:
     """Refuse scalar operations that would take unbounded time or memory."""
-    if isinstance(op, ast.Pow) and not _is_array(right) and isinstance(right, (int, float)) and abs(right) > _MAX_POWER:
+    if (
+        isinstance(op, ast.Pow)
+        and not _is_array(right)
+        and isinstance(right, (int, float))
+        and abs(right) > _MAX_POWER
+    ):
         raise ExprError(f"exponent {right} too large in {expr.text!r}")
     if isinstance(op, ast.Mult) and any(isinstance(v, str) for v in (left, right)):
         count = right if isinstance(left, str) else left
@@ -167,7 +191,11 @@ def _boolop(node: ast.BoolOp, names: Mapping[str, Any], expr: Expr) -> Any:
         if result is None:
             result = value if _is_array(value) else bool(value)
         elif _is_array(result) or _is_array(value):
-            result = np.logical_and(result, value) if conjunction else np.logical_or(result, value)
+            result = (
+                np.logical_and(result, value)
+                if conjunction
+                else np.logical_or(result, value)
+            )
         else:
             result = result and bool(value) if conjunction else result or bool(value)
         if not _is_array(result) and result is not conjunction:

@@ -51,7 +51,10 @@ class Problem:
     @staticmethod
     def from_ratios(ids: Sequence[int], ratios: np.ndarray) -> Problem:
         """The problem whose candidate j (id ``ids[j]``) covers the rows where column j is finite."""
-        masks = tuple(sum(1 << int(i) for i in np.flatnonzero(np.isfinite(ratios[:, j]))) for j in range(len(ids)))
+        masks = tuple(
+            sum(1 << int(i) for i in np.flatnonzero(np.isfinite(ratios[:, j])))
+            for j in range(len(ids))
+        )
         return Problem(ids=tuple(ids), masks=masks, ratios=ratios)
 
     @property
@@ -64,7 +67,9 @@ class Problem:
             return 0.0
         return float((self.ratios[:, list(picked)].min(axis=1) - 1.0).sum())
 
-    def solve(self, *, baseline: list[int], exact_limit: int) -> tuple[list[int], Method]:
+    def solve(
+        self, *, baseline: list[int], exact_limit: int
+    ) -> tuple[list[int], Method]:
         """Ids of the cover's candidates (increasing index), and how it was found.
 
         ``baseline``: ids of a known cover (e.g. every row's best candidate); the search
@@ -96,7 +101,9 @@ class Problem:
         """Raise ValueError if some row has no candidate at all (no cover exists)."""
         missing = self.full & ~self._covered(range(len(self.masks)))
         if missing:
-            raise ValueError(f"row {_bits(missing)[0]} has no candidate: no cover exists")
+            raise ValueError(
+                f"row {_bits(missing)[0]} has no candidate: no cover exists"
+            )
 
     def greedy(self) -> list[int]:
         """Candidate indices of the greedy cover, increasing."""
@@ -134,7 +141,10 @@ class _Search:
         self.budget = budget
         self.nodes = 0
         n = problem.ratios.shape[0]
-        self.options = [sum(1 << j for j, m in enumerate(problem.masks) if m >> i & 1) for i in range(n)]
+        self.options = [
+            sum(1 << j for j, m in enumerate(problem.masks) if m >> i & 1)
+            for i in range(n)
+        ]
 
     def minimum_size(self, incumbent: list[int]) -> tuple[list[int], bool]:
         """Smallest cover (candidate indices) and whether it is proven minimal."""
@@ -149,7 +159,12 @@ class _Search:
         def prune(chosen: list[int], bound: int, banned: int) -> bool:
             return len(chosen) + bound >= len(best)
 
-        done = self._run(keep, leaf, prune, order=lambda i, opts: sorted(opts, key=lambda j: (-self._gain(j), j)))
+        done = self._run(
+            keep,
+            leaf,
+            prune,
+            order=lambda i, opts: sorted(opts, key=lambda j: (-self._gain(j), j)),
+        )
         return best, done
 
     def lowest_loss(self, incumbent: list[int]) -> list[int]:
@@ -162,7 +177,9 @@ class _Search:
         def leaf(chosen: list[int]) -> None:
             nonlocal best, best_key
             key = (self.p.loss(chosen), sorted(chosen))
-            if key[0] < best_key[0] - 1e-12 or (key[0] <= best_key[0] + 1e-12 and key[1] < best_key[1]):
+            if key[0] < best_key[0] - 1e-12 or (
+                key[0] <= best_key[0] + 1e-12 and key[1] < best_key[1]
+            ):
                 best, best_key = sorted(chosen), key
 
         def prune(chosen: list[int], bound: int, banned: int) -> bool:

@@ -61,7 +61,9 @@ class _Decoder:
         self.names: list[str] = []
         self.name_ids: dict[str, int] = {}
         self.values: list[Any] = []
-        self.codes: list[np.ndarray] = []  # per parameter: value id per row, -1 where absent
+        self.codes: list[
+            np.ndarray
+        ] = []  # per parameter: value id per row, -1 where absent
 
     def parsed(self, token: str) -> tuple[str, Any]:
         cached = self.parse_cache.get(token)
@@ -114,7 +116,9 @@ class _Decoder:
         """Any mix of specs: tokens flattened with their row numbers."""
         split = [s.split("/")[1:] if isinstance(s, str) else [] for s in chunk]
         lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-        flat = np.fromiter(chain.from_iterable(split), dtype=object, count=int(lengths.sum()))
+        flat = np.fromiter(
+            chain.from_iterable(split), dtype=object, count=int(lengths.sum())
+        )
         rows = np.repeat(np.arange(start, start + len(chunk)), lengths)
         local, uniques = pd.factorize(flat)
         pairs = self.pairs(uniques)
@@ -138,7 +142,10 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
     finally:
         if collecting:
             gc.enable()
-    columns = {name: _typed(decoder.codes[i], decoder.values) for i, name in enumerate(decoder.names)}
+    columns = {
+        name: _typed(decoder.codes[i], decoder.values)
+        for i, name in enumerate(decoder.names)
+    }
     return SpecColumns(tuple(decoder.names), columns)
 
 
@@ -152,15 +159,22 @@ def _typed(ids: np.ndarray, values: list[Any]) -> Any:
     lookup_ids = np.where(ids < 0, 0, ids)
     if kinds and not has_none:
         if kinds == {bool}:
-            table = np.array([bool(v) if isinstance(v, bool) else False for v in values], dtype=bool)
+            table = np.array(
+                [bool(v) if isinstance(v, bool) else False for v in values], dtype=bool
+            )
             out = table[lookup_ids]
             return pd.arrays.BooleanArray(out, ids < 0) if missing else out
         if kinds <= {int} and all(abs(values[i]) < 2**63 for i in present):
-            table = np.array([v if type(v) is int else 0 for v in values], dtype=np.int64)
+            table = np.array(
+                [v if type(v) is int else 0 for v in values], dtype=np.int64
+            )
             out = table[lookup_ids]
             return pd.arrays.IntegerArray(out, ids < 0) if missing else out
         if kinds <= {int, float}:
-            table = np.array([float(v) if type(v) in (int, float) else np.nan for v in values], dtype=np.float64)
+            table = np.array(
+                [float(v) if type(v) in (int, float) else np.nan for v in values],
+                dtype=np.float64,
+            )
             out = table[lookup_ids]
             out[ids < 0] = np.nan
             return out

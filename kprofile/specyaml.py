@@ -23,7 +23,11 @@ SKIPPED_KEYS = frozenset({"metadata"})
 def expand_group(group: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The instances one ``params`` group stands for, in kbench's order."""
     keys = [str(k).removeprefix("$") for k in group if str(k) not in SKIPPED_KEYS]
-    choices = [v if isinstance(v, list) else [v] for k, v in group.items() if str(k) not in SKIPPED_KEYS]
+    choices = [
+        v if isinstance(v, list) else [v]
+        for k, v in group.items()
+        if str(k) not in SKIPPED_KEYS
+    ]
     return [dict(zip(keys, combo)) for combo in itertools.product(*choices)]
 
 
@@ -51,7 +55,10 @@ def expand_spec(document: Mapping[str, Any], path: str) -> list[dict[str, Any]]:
     for rule in rules:
         unknown = sorted(rule.names - known)
         if unknown:
-            raise KprofileError(path, f"rule {rule.text!r} uses {', '.join(map(repr, unknown))}, which no params group defines")
+            raise KprofileError(
+                path,
+                f"rule {rule.text!r} uses {', '.join(map(repr, unknown))}, which no params group defines",
+            )
     return [inst for inst in instances if _passes(inst, rules, path)]
 
 

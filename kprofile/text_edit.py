@@ -27,7 +27,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     out, pos = [], 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         assert edit.start >= pos, "overlapping edits"
-        out += [text[pos:edit.start], edit.new]
+        out += [text[pos : edit.start], edit.new]
         pos = edit.end
     out.append(text[pos:])
     return "".join(out)
@@ -65,7 +65,7 @@ def eol(text: str, pos: int) -> str:
 
 
 def first_on_line(text: str, pos: int) -> bool:
-    return text[line_start(text, pos):pos].strip() == ""
+    return text[line_start(text, pos) : pos].strip() == ""
 
 
 def column(text: str, pos: int) -> int:

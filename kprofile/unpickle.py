@@ -24,7 +24,9 @@ Target = tuple[str, str]
 Allowlist = dict[tuple[str, str], Target]
 
 
-def _allow(modules: tuple[str, ...], name: str, target: Target | None = None) -> Allowlist:
+def _allow(
+    modules: tuple[str, ...], name: str, target: Target | None = None
+) -> Allowlist:
     """``name`` as written under each of ``modules``, resolved to ``target`` (default: itself)."""
     return {(module, name): target or (module, name) for module in modules}
 
@@ -33,7 +35,9 @@ def _python() -> Allowlist:
     """Builtins that plain data (and protocol 2 bytes) need."""
     table: Allowlist = {}
     for name in ("slice", "set", "frozenset", "bytearray", "complex", "range"):
-        table |= _allow(("builtins",), name) | _allow(("__builtin__",), name, ("builtins", name))
+        table |= _allow(("builtins",), name) | _allow(
+            ("__builtin__",), name, ("builtins", name)
+        )
     table |= _allow(("_codecs",), "encode") | _allow(("collections",), "OrderedDict")
     for name in ("datetime", "date", "time", "timedelta", "timezone"):
         table |= _allow(("datetime",), name)
@@ -44,8 +48,16 @@ def _numpy() -> Allowlist:
     """Arrays, dtypes and scalars, under numpy 1.x (``numpy.core``) or 2.x (``numpy._core``) paths."""
     table = _allow(("numpy",), "ndarray") | _allow(("numpy",), "dtype")
     for name in ("_reconstruct", "scalar"):
-        table |= _allow(("numpy.core.multiarray", "numpy._core.multiarray"), name, (f"{_NUMPY_CORE}.multiarray", name))
-    return table | _allow(("numpy.core.numeric", "numpy._core.numeric"), "_frombuffer", (f"{_NUMPY_CORE}.numeric", "_frombuffer"))
+        table |= _allow(
+            ("numpy.core.multiarray", "numpy._core.multiarray"),
+            name,
+            (f"{_NUMPY_CORE}.multiarray", name),
+        )
+    return table | _allow(
+        ("numpy.core.numeric", "numpy._core.numeric"),
+        "_frombuffer",
+        (f"{_NUMPY_CORE}.numeric", "_frombuffer"),
+    )
 
 
 # pandas containers, arrays and dtypes: public name -> the modules pickles name them under.
@@ -65,7 +77,11 @@ _PANDAS_PUBLIC: dict[str, tuple[str, ...]] = {
     "Timedelta": ("pandas._libs.tslibs.timedeltas",),
     "NA": ("pandas._libs.missing",),
     "NaT": ("pandas._libs.tslibs.nattype",),
-    **{f"{kind}{size}Dtype": ("pandas.core.arrays.integer",) for kind in ("Int", "UInt") for size in (8, 16, 32, 64)},
+    **{
+        f"{kind}{size}Dtype": ("pandas.core.arrays.integer",)
+        for kind in ("Int", "UInt")
+        for size in (8, 16, 32, 64)
+    },
     **{f"Float{size}Dtype": ("pandas.core.arrays.floating",) for size in (32, 64)},
 }
 _PANDAS_ARRAYS = {
@@ -114,13 +130,21 @@ class _Restricted(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         target = ALLOWED.get((module, name))
         if target is None:
-            hint = " (pyarrow-backed columns need pyarrow; write with plain dtypes)" if module.startswith("pyarrow") else ""
-            raise RefusedPickle(f"refused to load global {module}.{name}: not part of a pandas DataFrame pickle{hint}")
+            hint = (
+                " (pyarrow-backed columns need pyarrow; write with plain dtypes)"
+                if module.startswith("pyarrow")
+                else ""
+            )
+            raise RefusedPickle(
+                f"refused to load global {module}.{name}: not part of a pandas DataFrame pickle{hint}"
+            )
         target_module, attribute = target
         return getattr(importlib.import_module(target_module), attribute)
 
     def persistent_load(self, pid: Any) -> Any:
-        raise RefusedPickle("refused persistent id: not part of a pandas DataFrame pickle")
+        raise RefusedPickle(
+            "refused persistent id: not part of a pandas DataFrame pickle"
+        )
 
 
 def restricted_load(handle: IO[bytes]) -> Any:
@@ -135,8 +159,18 @@ def restricted_load(handle: IO[bytes]) -> Any:
         raise
     except (pickle.UnpicklingError, EOFError) as exc:
         raise RefusedPickle(f"not a valid pickle ({exc or 'truncated'})") from None
-    except (AttributeError, ImportError, TypeError, ValueError, IndexError, KeyError, MemoryError) as exc:
-        raise RefusedPickle(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
+    except (
+        AttributeError,
+        ImportError,
+        TypeError,
+        ValueError,
+        IndexError,
+        KeyError,
+        MemoryError,
+    ) as exc:
+        raise RefusedPickle(
+            f"not a valid pickle ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def restricted_loads(data: bytes) -> Any:

@@ -45,7 +45,9 @@ class ShapeChange:
     status: Status
     index: int
     changed_keys: tuple[str, ...]
-    before: Mapping[str, Any] = field(default_factory=dict)  # merged values of changed_keys before
+    before: Mapping[str, Any] = field(
+        default_factory=dict
+    )  # merged values of changed_keys before
     after: Mapping[str, Any] = field(default_factory=dict)  # ... and after the update
 
 
@@ -60,7 +62,11 @@ class UpdateResult:
 
 
 def update_manifest(
-    text: str, selections: Sequence[Mapping[str, Any]], *, pivots: Sequence[str], path: str
+    text: str,
+    selections: Sequence[Mapping[str, Any]],
+    *,
+    pivots: Sequence[str],
+    path: str,
 ) -> UpdateResult:
     """Put each selection (one chosen config per shape) into the manifest ``text``."""
     pivots = tuple(pivots)
@@ -69,7 +75,15 @@ def update_manifest(
     layout = read_layout(text, path, [e.values for e in manifest.entries])
     changes: list[ShapeChange] = []
     for sel in wanted:
-        changes.append(_change(layout, sel, pivots, path, added_before=sum(c.status == "added" for c in changes)))
+        changes.append(
+            _change(
+                layout,
+                sel,
+                pivots,
+                path,
+                added_before=sum(c.status == "added" for c in changes),
+            )
+        )
     new_text = apply_edits(text, _edits(text, layout, wanted, changes))
     if new_text != text:
         _verify(new_text, path, manifest.document, layout, wanted, changes)
@@ -79,7 +93,10 @@ def update_manifest(
 def format_summary(result: UpdateResult) -> str:
     """One line per shape, then the counts: what ``update_manifest`` did."""
     lines = [_summary_line(change) for change in result.changes]
-    counts = {s: sum(c.status == s for c in result.changes) for s in ("added", "changed", "unchanged")}
+    counts = {
+        s: sum(c.status == s for c in result.changes)
+        for s in ("added", "changed", "unchanged")
+    }
     lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
     return "\n".join(lines) + "\n"
 
@@ -101,9 +118,16 @@ def change_details(change: ShapeChange) -> str:
     """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for an
     added one, and the empty string for an unchanged one."""
     if change.status == "added":
-        return ", ".join(f"{k}={show_value(v)}" for k, v in change.after.items() if k not in change.shape)
+        return ", ".join(
+            f"{k}={show_value(v)}"
+            for k, v in change.after.items()
+            if k not in change.shape
+        )
     if change.status == "changed":
-        return ", ".join(f"{k}: {show_value(change.before.get(k, _UNSET))} -> {show_value(change.after[k])}" for k in change.changed_keys)
+        return ", ".join(
+            f"{k}: {show_value(change.before.get(k, _UNSET))} -> {show_value(change.after[k])}"
+            for k in change.changed_keys
+        )
     return ""
 
 
@@ -128,19 +152,34 @@ def show_value(value: Any) -> str:
 # Selections
 
 
-def _check_selections(selections: Sequence[Mapping[str, Any]], pivots: tuple[str, ...], path: str) -> tuple[dict[str, Value], ...]:
+def _check_selections(
+    selections: Sequence[Mapping[str, Any]], pivots: tuple[str, ...], path: str
+) -> tuple[dict[str, Value], ...]:
     if not pivots:
-        raise CodegenError(path, "no pivot columns to match entries by (give them with -p, e.g. -p M,N,K)")
+        raise CodegenError(
+            path,
+            "no pivot columns to match entries by (give them with -p, e.g. -p M,N,K)",
+        )
     seen: dict[tuple[Any, ...], int] = {}
     out = []
     for number, selection in enumerate(selections, 1):
-        sel = {str(k): normalize(v, str(k), path) for k, v in selection.items() if k != "<<"}
+        sel = {
+            str(k): normalize(v, str(k), path)
+            for k, v in selection.items()
+            if k != "<<"
+        }
         missing = [p for p in pivots if p not in sel]
         if missing:
-            raise CodegenError(path, f"selection {number} ({_label(sel, pivots)}) has no value for pivot {', '.join(missing)}")
+            raise CodegenError(
+                path,
+                f"selection {number} ({_label(sel, pivots)}) has no value for pivot {', '.join(missing)}",
+            )
         shape = tuple(canon(sel[p]) for p in pivots)
         if shape in seen:
-            raise CodegenError(path, f"selections {seen[shape]} and {number} are both for shape {_label(sel, pivots)}")
+            raise CodegenError(
+                path,
+                f"selections {seen[shape]} and {number} are both for shape {_label(sel, pivots)}",
+            )
         seen[shape] = number
         out.append(sel)
     return tuple(out)
@@ -154,10 +193,21 @@ def _label(sel: Mapping[str, Any], pivots: tuple[str, ...]) -> str:
 # One selection: which entry it is, what changes, and the edits
 
 
-def _change(layout: Layout, sel: Mapping[str, Value], pivots: tuple[str, ...], path: str, *, added_before: int) -> ShapeChange:
+def _change(
+    layout: Layout,
+    sel: Mapping[str, Value],
+    pivots: tuple[str, ...],
+    path: str,
+    *,
+    added_before: int,
+) -> ShapeChange:
     """What ``sel`` does to the manifest; ``added_before`` selections were new shapes."""
     shape = {p: sel[p] for p in pivots}
-    matches = [item for item in layout.items if all(p in item.merged and same_value(item.merged[p], sel[p]) for p in pivots)]
+    matches = [
+        item
+        for item in layout.items
+        if all(p in item.merged and same_value(item.merged[p], sel[p]) for p in pivots)
+    ]
     if len(matches) > 1:
         a, b = matches[0], matches[1]
         raise CodegenError(
@@ -166,16 +216,29 @@ def _change(layout: Layout, sel: Mapping[str, Value], pivots: tuple[str, ...], p
             line=b.node.start_mark.line + 1,
         )
     if not matches:
-        return ShapeChange(shape, "added", len(layout.items) + added_before, tuple(sel), {}, dict(sel))
+        return ShapeChange(
+            shape, "added", len(layout.items) + added_before, tuple(sel), {}, dict(sel)
+        )
     item = matches[0]
-    changed = tuple(k for k, v in sel.items() if not (k in item.merged and same_value(item.merged[k], v)))
+    changed = tuple(
+        k
+        for k, v in sel.items()
+        if not (k in item.merged and same_value(item.merged[k], v))
+    )
     if not changed:
         return ShapeChange(shape, "unchanged", item.index, ())
     before = {k: item.merged[k] for k in changed if k in item.merged}
-    return ShapeChange(shape, "changed", item.index, changed, before, {k: sel[k] for k in changed})
+    return ShapeChange(
+        shape, "changed", item.index, changed, before, {k: sel[k] for k in changed}
+    )
 
 
-def _edits(text: str, layout: Layout, wanted: Sequence[Mapping[str, Value]], changes: Sequence[ShapeChange]) -> list[Edit]:
+def _edits(
+    text: str,
+    layout: Layout,
+    wanted: Sequence[Mapping[str, Value]],
+    changes: Sequence[ShapeChange],
+) -> list[Edit]:
     edits: list[Edit] = []
     ends: dict[int, int] = {}  # edited block entry -> end of its last kept key
     for change in changes:
@@ -206,7 +269,10 @@ def _verify(
     try:
         result = parse_manifest(new_text, path)
     except CodegenError as exc:
-        raise CodegenError(path, f"the update would not be a valid manifest ({exc.message}); nothing was written") from None
+        raise CodegenError(
+            path,
+            f"the update would not be a valid manifest ({exc.message}); nothing was written",
+        ) from None
     expected = [dict(item.merged) for item in layout.items]
     _, shared_defaults = shared_merge(layout.items)
     for sel, change in zip(wanted, changes):
@@ -217,15 +283,25 @@ def _verify(
     got = [dict(e.values) for e in result.entries]
     other_old = {k: v for k, v in document.items() if k != "params"}
     other_new = {k: v for k, v in result.document.items() if k != "params"}
-    bad = next((i for i in range(max(len(got), len(expected))) if not _same_mapping(got[i:i + 1], expected[i:i + 1])), None)
+    bad = next(
+        (
+            i
+            for i in range(max(len(got), len(expected)))
+            if not _same_mapping(got[i : i + 1], expected[i : i + 1])
+        ),
+        None,
+    )
     if bad is not None or other_old != other_new:
         where = f"params[{bad}]" if bad is not None else "keys outside params"
         raise CodegenError(
-            path, f"cannot update in place: the edit would also change {where} (a shared anchor?); nothing was written"
+            path,
+            f"cannot update in place: the edit would also change {where} (a shared anchor?); nothing was written",
         )
 
 
-def _same_mapping(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> bool:
+def _same_mapping(
+    a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
+) -> bool:
     if len(a) != len(b):
         return False
     if not a:

@@ -14,7 +14,16 @@ from typing import Any
 
 import yaml
 
-from kprofile.text_edit import Edit, column, content_end, eol, first_on_line, line_end, line_start, next_line
+from kprofile.text_edit import (
+    Edit,
+    column,
+    content_end,
+    eol,
+    first_on_line,
+    line_end,
+    line_start,
+    next_line,
+)
 from kprofile.update_layout import Item, Layout, Pair, shared_merge
 from kprofile.yaml_scalar import Value, render_key, render_scalar, same_value
 
@@ -25,7 +34,10 @@ _PROPERTY = re.compile(r"\S+\s*")
 
 
 def entry_edits(
-    text: str, item: Item, updates: Mapping[str, Value], styles: Mapping[str, yaml.ScalarNode]
+    text: str,
+    item: Item,
+    updates: Mapping[str, Value],
+    styles: Mapping[str, yaml.ScalarNode],
 ) -> tuple[list[Edit], int | None]:
     """Edits that give ``item`` the values ``updates``, and where the entry's kept keys
     end (None for a flow entry): new entries are appended after that."""
@@ -37,7 +49,9 @@ def entry_edits(
         pair = own.get(key)
         at_default = key in item.defaults and same_value(item.defaults[key], value)
         if pair is None:
-            added.append((key, value))  # not set by the entry and differs from the default
+            added.append(
+                (key, value)
+            )  # not set by the entry and differs from the default
         elif at_default:
             removed.add(id(pair))
         else:
@@ -51,19 +65,30 @@ def entry_edits(
 
 def _replacement(text: str, pair: Pair, value: Value, *, flow: bool) -> Edit:
     node = pair.value_node
-    like = node if isinstance(node, yaml.ScalarNode) and not pair.value_alias and node.style in (None, "'", '"') else None
+    like = (
+        node
+        if isinstance(node, yaml.ScalarNode)
+        and not pair.value_alias
+        and node.style in (None, "'", '"')
+        else None
+    )
     rendered = render_scalar(value, flow=flow, like=like)
     start, end = pair.value_start, pair.value_end
     if pair.value_alias:
         return Edit(start, end, rendered)
     anchor = ""
-    while text[start:start + 1] in ("&", "!"):  # node properties: keep an anchor, drop a tag
+    while text[start : start + 1] in (
+        "&",
+        "!",
+    ):  # node properties: keep an anchor, drop a tag
         m = _PROPERTY.match(text, start)
         assert m is not None
         if text[start] == "&":
             anchor = m.group().rstrip() + " "
         start = m.end()
-    if like is None:  # a collection or block scalar becomes a plain scalar on the key's line
+    if (
+        like is None
+    ):  # a collection or block scalar becomes a plain scalar on the key's line
         end = max(content_end(text, end), start)
         colon = text.index(":", pair.key_node.end_mark.index)
         if text.count("\n", colon, start):
@@ -97,27 +122,43 @@ def _removal(text: str, item: Item, run: list[int]) -> Edit:
             return Edit(pairs[run[0] - 1].value_end, last.value_end, "")
         return Edit(key_start, last.value_end, "")
     if first_on_line(text, key_start):
-        start, end = line_start(text, key_start), next_line(text, content_end(text, last.value_end))
+        start, end = (
+            line_start(text, key_start),
+            next_line(text, content_end(text, last.value_end)),
+        )
         if end == len(text) and not text.endswith("\n"):  # keep "no final newline"
-            start = max(0, start - (2 if text[max(0, start - 2):start] == "\r\n" else 1))
+            start = max(
+                0, start - (2 if text[max(0, start - 2) : start] == "\r\n" else 1)
+            )
         return Edit(start, end, "")
-    if after is not None:  # the run starts on the "- " line: pull the next key up onto it
+    if (
+        after is not None
+    ):  # the run starts on the "- " line: pull the next key up onto it
         return Edit(key_start, after.key_node.start_mark.index, "")
     return Edit(key_start, content_end(text, last.value_end), "{}")
 
 
 def _insertion(
-    text: str, item: Item, kept: Sequence[Pair], added: Sequence[tuple[str, Value]], styles: Mapping[str, yaml.ScalarNode]
+    text: str,
+    item: Item,
+    kept: Sequence[Pair],
+    added: Sequence[tuple[str, Value]],
+    styles: Mapping[str, yaml.ScalarNode],
 ) -> Edit:
     if item.flow:
         parts = [_render_pair(k, v, flow=True, styles=styles) for k, v in added]
         if kept:
-            return Edit(kept[-1].value_end, kept[-1].value_end, "".join(", " + p for p in parts))
+            return Edit(
+                kept[-1].value_end, kept[-1].value_end, "".join(", " + p for p in parts)
+            )
         return Edit(item.start + 1, item.start + 1, ", ".join(parts))
     assert kept, "a block entry keeps its merge key"
     at = line_end(text, content_end(text, kept[-1].value_end))
     indent = " " * column(text, item.pairs[0].key_node.start_mark.index)
-    lines = [eol(text, at) + indent + _render_pair(k, v, flow=False, styles=styles) for k, v in added]
+    lines = [
+        eol(text, at) + indent + _render_pair(k, v, flow=False, styles=styles)
+        for k, v in added
+    ]
     return Edit(at, at, "".join(lines))
 
 
@@ -125,7 +166,12 @@ def _insertion(
 # New entries after the last one
 
 
-def append_edit(text: str, layout: Layout, appended: Sequence[Mapping[str, Value]], ends: Mapping[int, int]) -> Edit:
+def append_edit(
+    text: str,
+    layout: Layout,
+    appended: Sequence[Mapping[str, Value]],
+    ends: Mapping[int, int],
+) -> Edit:
     """One insertion holding an entry per selection in ``appended``. ``ends`` maps an
     edited block entry's index to where its kept keys end (see ``entry_edits``)."""
     merge_text, defaults = shared_merge(layout.items)
@@ -133,7 +179,11 @@ def append_edit(text: str, layout: Layout, appended: Sequence[Mapping[str, Value
     if layout.flow:
         entries = [_flow_mapping(merge_text, body, layout.styles) for body in bodies]
         if layout.items:
-            return Edit(layout.items[-1].end, layout.items[-1].end, "".join(", " + e for e in entries))
+            return Edit(
+                layout.items[-1].end,
+                layout.items[-1].end,
+                "".join(", " + e for e in entries),
+            )
         start = layout.node.start_mark.index + 1
         return Edit(start, start, ", ".join(entries))
     last = layout.items[-1]
@@ -142,30 +192,58 @@ def append_edit(text: str, layout: Layout, appended: Sequence[Mapping[str, Value
     dash = " " * layout.node.start_mark.column
     lead = newline + newline if _blank_separated(text, layout.items) else newline
     if last.flow:
-        lines = [dash + "- " + _flow_mapping(merge_text, body, layout.styles) for body in bodies]
+        lines = [
+            dash + "- " + _flow_mapping(merge_text, body, layout.styles)
+            for body in bodies
+        ]
     else:
         first = last.pairs[0].key_node.start_mark.index
-        indent = " " * (column(text, first) if not first_on_line(text, first) else len(dash) + 2)
-        lines = [_block_entry(merge_text, body, layout.styles, dash=dash, indent=indent, eol=newline) for body in bodies]
+        indent = " " * (
+            column(text, first) if not first_on_line(text, first) else len(dash) + 2
+        )
+        lines = [
+            _block_entry(
+                merge_text, body, layout.styles, dash=dash, indent=indent, eol=newline
+            )
+            for body in bodies
+        ]
     return Edit(at, at, "".join(lead + line for line in lines))
 
 
-def _own_keys(sel: Mapping[str, Value], defaults: Mapping[str, Any]) -> list[tuple[str, Value]]:
-    return [(k, v) for k, v in sel.items() if not (k in defaults and same_value(defaults[k], v))]
+def _own_keys(
+    sel: Mapping[str, Value], defaults: Mapping[str, Any]
+) -> list[tuple[str, Value]]:
+    return [
+        (k, v)
+        for k, v in sel.items()
+        if not (k in defaults and same_value(defaults[k], v))
+    ]
 
 
-def _render_pair(key: str, value: Value, *, flow: bool, styles: Mapping[str, yaml.ScalarNode]) -> str:
+def _render_pair(
+    key: str, value: Value, *, flow: bool, styles: Mapping[str, yaml.ScalarNode]
+) -> str:
     return f"{render_key(key, flow=flow)}: {render_scalar(value, flow=flow, like=styles.get(key))}"
 
 
-def _flow_mapping(merge_text: str | None, body: Sequence[tuple[str, Value]], styles: Mapping[str, yaml.ScalarNode]) -> str:
+def _flow_mapping(
+    merge_text: str | None,
+    body: Sequence[tuple[str, Value]],
+    styles: Mapping[str, yaml.ScalarNode],
+) -> str:
     parts = [] if merge_text is None else [f"<<: {merge_text}"]
     parts += [_render_pair(k, v, flow=True, styles=styles) for k, v in body]
     return "{" + ", ".join(parts) + "}"
 
 
 def _block_entry(
-    merge_text: str | None, body: Sequence[tuple[str, Value]], styles: Mapping[str, yaml.ScalarNode], *, dash: str, indent: str, eol: str
+    merge_text: str | None,
+    body: Sequence[tuple[str, Value]],
+    styles: Mapping[str, yaml.ScalarNode],
+    *,
+    dash: str,
+    indent: str,
+    eol: str,
 ) -> str:
     parts = [] if merge_text is None else [f"<<: {merge_text}"]
     parts += [_render_pair(k, v, flow=False, styles=styles) for k, v in body]
@@ -179,7 +257,7 @@ def _blank_separated(text: str, items: Sequence[Item]) -> bool:
     if len(items) < 2:
         return False
     for before, after in zip(items, items[1:]):
-        gap = text[next_line(text, before.end):line_start(text, after.start)]
+        gap = text[next_line(text, before.end) : line_start(text, after.start)]
         if not any(line.strip() == "" for line in gap.splitlines()):
             return False
     return True

@@ -50,7 +50,9 @@ class Layout:
     node: yaml.SequenceNode
     flow: bool
     items: tuple[Item, ...]
-    styles: Mapping[str, yaml.ScalarNode]  # per key, the first scalar written for it: new values look alike
+    styles: Mapping[
+        str, yaml.ScalarNode
+    ]  # per key, the first scalar written for it: new values look alike
 
 
 class _MarkLoader(yaml.SafeLoader):
@@ -88,8 +90,12 @@ def read_layout(text: str, path: str, merged: Sequence[Mapping[str, Any]]) -> La
         if span is not None:
             end = span[1]
         merge = next((p for p in pairs if p.merge), None)
-        merge_text = None if merge is None else text[merge.value_start:merge.value_end]
-        items.append(Item(i, node, flow, start, end, pairs, merged[i], defaults[i], merge_text))
+        merge_text = (
+            None if merge is None else text[merge.value_start : merge.value_end]
+        )
+        items.append(
+            Item(i, node, flow, start, end, pairs, merged[i], defaults[i], merge_text)
+        )
     return Layout(params, bool(params.flow_style), tuple(items), _styles(root))
 
 
@@ -110,10 +116,18 @@ def _styles(root: yaml.Node) -> dict[str, yaml.ScalarNode]:
         if id(node) in seen or isinstance(node, yaml.ScalarNode):
             continue
         seen.add(id(node))
-        children = node.value if isinstance(node, yaml.SequenceNode) else [v for _, v in node.value]
+        children = (
+            node.value
+            if isinstance(node, yaml.SequenceNode)
+            else [v for _, v in node.value]
+        )
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                if key.tag == STR_TAG and isinstance(value, yaml.ScalarNode) and value.style in (None, "'", '"'):
+                if (
+                    key.tag == STR_TAG
+                    and isinstance(value, yaml.ScalarNode)
+                    and value.style in (None, "'", '"')
+                ):
                     styles.setdefault(key.value, value)
         stack.extend(reversed(children))
     return styles
@@ -121,27 +135,47 @@ def _styles(root: yaml.Node) -> dict[str, yaml.ScalarNode]:
 
 def _find(root: yaml.Node, name: str) -> yaml.Node | None:
     for key, value in root.value:
-        if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE_TAG and key.value == name:
+        if (
+            isinstance(key, yaml.ScalarNode)
+            and key.tag != _MERGE_TAG
+            and key.value == name
+        ):
             return value
     return None
 
 
-def _pairs(node: yaml.MappingNode, alias_spans: Mapping[tuple[int, Any], tuple[int, int]]) -> Iterator[Pair]:
+def _pairs(
+    node: yaml.MappingNode, alias_spans: Mapping[tuple[int, Any], tuple[int, int]]
+) -> Iterator[Pair]:
     for key, value in node.value:
         span = alias_spans.get((id(node), id(key)))
-        start, end = (value.start_mark.index, value.end_mark.index) if span is None else span
-        name = key.value if isinstance(key, yaml.ScalarNode) and key.tag == STR_TAG else None
-        yield Pair(name, key.tag == _MERGE_TAG, key, value, start, end, span is not None)
+        start, end = (
+            (value.start_mark.index, value.end_mark.index) if span is None else span
+        )
+        name = (
+            key.value
+            if isinstance(key, yaml.ScalarNode) and key.tag == STR_TAG
+            else None
+        )
+        yield Pair(
+            name, key.tag == _MERGE_TAG, key, value, start, end, span is not None
+        )
 
 
 def _defaults_by_entry(text: str, path: str) -> list[dict[str, Any]]:
     """For each entry, the values its merge key alone contributes (PyYAML semantics)."""
-    root = compose_yaml(text, path)  # a second graph: constructing merges rewrites nodes
+    root = compose_yaml(
+        text, path
+    )  # a second graph: constructing merges rewrites nodes
     assert root is not None
     params = _find(root, "params")
     assert params is not None
     out = []
     for entry in params.value:
         merges = [(k, v) for k, v in entry.value if k.tag == _MERGE_TAG]
-        out.append(dict(construct_yaml(yaml.MappingNode(_MAP_TAG, merges), path)) if merges else {})
+        out.append(
+            dict(construct_yaml(yaml.MappingNode(_MAP_TAG, merges), path))
+            if merges
+            else {}
+        )
     return out

@@ -17,7 +17,9 @@ from kprofile.update import ShapeChange, UpdateResult, change_details, shape_lab
 STATUSES = ("added", "changed", "unchanged")
 
 
-def chosen_config(results: Results, metric: Metric, common: CommonConfig | None, pivots: Sequence[str]) -> dict[str, Any] | None:
+def chosen_config(
+    results: Results, metric: Metric, common: CommonConfig | None, pivots: Sequence[str]
+) -> dict[str, Any] | None:
     """The config to upsert for one file (or ``-p`` group): the common config of
     ``--top``/``--within`` if given, else the best entry; pivots first, missing values left
     out. None when no run succeeded."""
@@ -33,7 +35,9 @@ def chosen_config(results: Results, metric: Metric, common: CommonConfig | None,
     return {k: v for k, v in ordered.items() if v is not None}
 
 
-def manifest_pivots(text: str, path: str, candidates: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def manifest_pivots(
+    text: str, path: str, candidates: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Default pivots (columns constant in the results) that the manifest's entries use,
     and the ones they never mention (e.g. a constant ``dtype``): matching on a key no entry
     has would add every shape as new. An empty manifest keeps every candidate."""
@@ -44,7 +48,14 @@ def manifest_pivots(text: str, path: str, candidates: Sequence[str]) -> tuple[tu
     return used, tuple(p for p in candidates if p not in used)
 
 
-def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], state: str, unused: Sequence[str] = ()) -> Section:
+def update_section(
+    result: UpdateResult,
+    *,
+    path: str,
+    pivots: Sequence[str],
+    state: str,
+    unused: Sequence[str] = (),
+) -> Section:
     """One row per shape: its status, the params entry it is (or became), and what changed."""
     counts = summary_counts(result.changes)
     facts: tuple[tuple[str, Any], ...] = (
@@ -53,19 +64,32 @@ def update_section(result: UpdateResult, *, path: str, pivots: Sequence[str], st
         *counts.items(),
         ("file", state),
     )
-    table = pd.DataFrame({
-        "shape": [shape_label(c.shape) for c in result.changes],
-        "status": [c.status for c in result.changes],
-        "entry": [c.index for c in result.changes],
-        "changes": [change_details(c) for c in result.changes],
-    })
-    notes = (f"not matched by {', '.join(unused)}: constant in the results, but in no entry of the manifest (-p names the shape columns)",) if unused else ()
+    table = pd.DataFrame(
+        {
+            "shape": [shape_label(c.shape) for c in result.changes],
+            "status": [c.status for c in result.changes],
+            "entry": [c.index for c in result.changes],
+            "changes": [change_details(c) for c in result.changes],
+        }
+    )
+    notes = (
+        (
+            f"not matched by {', '.join(unused)}: constant in the results, but in no entry of the manifest (-p names the shape columns)",
+        )
+        if unused
+        else ()
+    )
     return Section("update", f"update: {path}", path, facts, table, notes=notes)
 
 
 def diff_section(path: str, diff: str) -> Section:
     """``--dry-run``: the unified diff the update would make, as one multi-line note (kept whole)."""
-    return Section("update-diff", f"update: {path}: diff (dry run, nothing written)", path, notes=(diff,))
+    return Section(
+        "update-diff",
+        f"update: {path}: diff (dry run, nothing written)",
+        path,
+        notes=(diff,),
+    )
 
 
 def summary_counts(changes: Sequence[ShapeChange]) -> Mapping[str, int]:

@@ -18,7 +18,15 @@ from kprofile.analysis import (
     tuning_columns,
 )
 from kprofile.load import MESH_IDX, SPEC, Results
-from kprofile.metric import Metric, best_position, metric_values, rank_order, ratio_to, valid_mask, worst_position
+from kprofile.metric import (
+    Metric,
+    best_position,
+    metric_values,
+    rank_order,
+    ratio_to,
+    valid_mask,
+    worst_position,
+)
 from kprofile.report import Section
 
 RATIO = "ratio"
@@ -33,7 +41,13 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
     shape = shape_label(frame, shape_columns(results))
     facts: list[tuple[str, object]] = [("entries", len(frame)), ("failed", failed)]
     if best.position is None:
-        return Section("summary", _title(results, group), results.path, tuple(facts + [("shape", shape or "-")]), notes=("every run failed: no best entry",))
+        return Section(
+            "summary",
+            _title(results, group),
+            results.path,
+            tuple(facts + [("shape", shape or "-")]),
+            notes=("every run failed: no best entry",),
+        )
     worst = worst_position(values, metric)
     assert worst is not None
     best_value = float(values[best.position])
@@ -46,14 +60,36 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
     ]
     config = best.config()
     tuning = tuning_columns(results) or results.params
-    table = pd.DataFrame({"parameter": list(tuning), "value": pd.Series([config[p] for p in tuning], dtype=object)}) if tuning else None
+    table = (
+        pd.DataFrame(
+            {
+                "parameter": list(tuning),
+                "value": pd.Series([config[p] for p in tuning], dtype=object),
+            }
+        )
+        if tuning
+        else None
+    )
     notes: tuple[str, ...] = ()
     if SPEC in frame.columns:
         notes = (f"best spec: {frame[SPEC].iloc[best.position]}",)
-    return Section("summary", _title(results, group), results.path, tuple(facts), table, notes=notes)
+    return Section(
+        "summary",
+        _title(results, group),
+        results.path,
+        tuple(facts),
+        table,
+        notes=notes,
+    )
 
 
-def entries_table(results: Results, positions: np.ndarray, metric: Metric, *, with_failed: bool = False) -> pd.DataFrame:
+def entries_table(
+    results: Results,
+    positions: np.ndarray,
+    metric: Metric,
+    *,
+    with_failed: bool = False,
+) -> pd.DataFrame:
     """mesh_idx, tuning parameters, metric and ratio for ``positions`` (in that order)."""
     frame = results.frame
     values = metric_values(frame, metric)
@@ -72,28 +108,60 @@ def ratio_view(results: Results, metric: Metric, *, group: str = "") -> Section:
     """Every entry with its ratio to the best, best first; failed runs last without ratio."""
     order = rank_order(metric_values(results.frame, metric), metric)
     table = entries_table(results, order, metric, with_failed=True)
-    return Section("ratio", _title(results, group, "ratio to best"), results.path, (), table, highlight=(0,) if len(order) else ())
+    return Section(
+        "ratio",
+        _title(results, group, "ratio to best"),
+        results.path,
+        (),
+        table,
+        highlight=(0,) if len(order) else (),
+    )
 
 
-def head_view(results: Results, metric: Metric, count: int, *, group: str = "") -> Section:
+def head_view(
+    results: Results, metric: Metric, count: int, *, group: str = ""
+) -> Section:
     """The best ``count`` entries."""
     order = rank_order(metric_values(results.frame, metric), metric)[:count]
     table = entries_table(results, order, metric)
-    return Section("head", _title(results, group, f"best {count}"), results.path, (), table, highlight=(0,) if len(order) else ())
+    return Section(
+        "head",
+        _title(results, group, f"best {count}"),
+        results.path,
+        (),
+        table,
+        highlight=(0,) if len(order) else (),
+    )
 
 
-def tail_view(results: Results, metric: Metric, count: int, *, group: str = "") -> Section:
+def tail_view(
+    results: Results, metric: Metric, count: int, *, group: str = ""
+) -> Section:
     """The worst ``count`` entries that ran, worst last."""
     order = rank_order(metric_values(results.frame, metric), metric)
-    chosen = order[max(len(order) - count, 0):]
+    chosen = order[max(len(order) - count, 0) :]
     table = entries_table(results, chosen, metric)
-    return Section("tail", _title(results, group, f"worst {count}"), results.path, (), table)
+    return Section(
+        "tail", _title(results, group, f"worst {count}"), results.path, (), table
+    )
 
 
-def common_view(common: CommonConfig, metric: Metric, *, kind: str, amount: float, group: str = "", verbose: bool = False) -> list[Section]:
+def common_view(
+    common: CommonConfig,
+    metric: Metric,
+    *,
+    kind: str,
+    amount: float,
+    group: str = "",
+    verbose: bool = False,
+) -> list[Section]:
     """``--top``/``--within``: per-parameter mode and share, the common config, measured or not."""
     results = common.results
-    what = f"top {amount:g} ({amount * 100:g}% of ranked entries)" if kind == "top" else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
+    what = (
+        f"top {amount:g} ({amount * 100:g}% of ranked entries)"
+        if kind == "top"
+        else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
+    )
     config = "/".join(f"{k}={format_value(v)}" for k, v in common.config.items())
     if not len(common.subset):
         measured = "no run succeeded"
@@ -109,15 +177,26 @@ def common_view(common: CommonConfig, metric: Metric, *, kind: str, amount: floa
         ("common config", config or "-"),
         ("measured", measured),
     )
-    table = pd.DataFrame({
-        "parameter": [m.name for m in common.modes],
-        "most frequent": pd.Series([m.value for m in common.modes], dtype=object),
-        "share": [m.share for m in common.modes],
-    })
+    table = pd.DataFrame(
+        {
+            "parameter": [m.name for m in common.modes],
+            "most frequent": pd.Series([m.value for m in common.modes], dtype=object),
+            "share": [m.share for m in common.modes],
+        }
+    )
     sections = [Section(kind, _title(results, group, what), results.path, facts, table)]
     if verbose:
         subset = entries_table(results, common.subset, metric)
-        sections.append(Section(f"{kind}-subset", _title(results, group, f"{kind} subset"), results.path, (), subset, highlight=(0,) if len(subset) else ()))
+        sections.append(
+            Section(
+                f"{kind}-subset",
+                _title(results, group, f"{kind} subset"),
+                results.path,
+                (),
+                subset,
+                highlight=(0,) if len(subset) else (),
+            )
+        )
     return sections
 
 

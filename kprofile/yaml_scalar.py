@@ -37,11 +37,24 @@ STR_TAG = "tag:yaml.org,2002:str"
 BREAKS = "\n\r\x85\u2028\u2029"
 _RESOLVER = Resolver()
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*\Z")
-_BOOL_WORDS = {"true": ("true", "false"), "false": ("true", "false"), "yes": ("yes", "no"),
-               "no": ("yes", "no"), "on": ("on", "off"), "off": ("on", "off")}
+_BOOL_WORDS = {
+    "true": ("true", "false"),
+    "false": ("true", "false"),
+    "yes": ("yes", "no"),
+    "no": ("yes", "no"),
+    "on": ("on", "off"),
+    "off": ("on", "off"),
+}
 _NAMED_ESCAPES: dict[Quoting, dict[str, str]] = {
     "minimal": {"\\": "\\\\", '"': '\\"', "\t": "\\t"},
-    "explicit": {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"},
+    "explicit": {
+        "\\": "\\\\",
+        '"': '\\"',
+        "\t": "\\t",
+        "\n": "\\n",
+        "\r": "\\r",
+        "\0": "\\0",
+    },
 }
 
 
@@ -55,7 +68,10 @@ def normalize(value: Any, key: str, path: str) -> Value:
         value = value.item()  # numpy scalars from a DataFrame row
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    raise CodegenError(path, f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit a manifest entry")
+    raise CodegenError(
+        path,
+        f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit a manifest entry",
+    )
 
 
 def canon(value: Any) -> tuple[Any, ...]:
@@ -79,7 +95,13 @@ def same_value(a: Any, b: Any) -> bool:
 # Rendering
 
 
-def render_scalar(value: Value, *, flow: bool, like: yaml.ScalarNode | None = None, quoting: Quoting = "minimal") -> str:
+def render_scalar(
+    value: Value,
+    *,
+    flow: bool,
+    like: yaml.ScalarNode | None = None,
+    quoting: Quoting = "minimal",
+) -> str:
     """YAML text for ``value``; ``like`` is the scalar it replaces (its style is kept).
     ``flow`` says the text goes inside ``[...]``/``{...}``, where fewer strings are plain."""
     if isinstance(value, bool):
@@ -87,12 +109,19 @@ def render_scalar(value: Value, *, flow: bool, like: yaml.ScalarNode | None = No
     if value is None:
         return "null"
     if isinstance(value, int):
-        if like is not None and like.style is None and like.value.lower().startswith("0x") and value >= 0:
+        if (
+            like is not None
+            and like.style is None
+            and like.value.lower().startswith("0x")
+            and value >= 0
+        ):
             return hex(value)
         return str(value)
     if isinstance(value, float):
         return render_float(value)
-    return _render_str(value, flow=flow, style=None if like is None else like.style, quoting=quoting)
+    return _render_str(
+        value, flow=flow, style=None if like is None else like.style, quoting=quoting
+    )
 
 
 def render_key(key: str, *, flow: bool, quoting: Quoting = "minimal") -> str:
@@ -158,7 +187,9 @@ def _printable(c: str) -> bool:
 
 
 def _single_quotable(value: str) -> bool:
-    return all(_printable(c) and c != "\t" for c in value) and not any(c in BREAKS for c in value)
+    return all(_printable(c) and c != "\t" for c in value) and not any(
+        c in BREAKS for c in value
+    )
 
 
 def _hidden(c: str, quoting: Quoting) -> bool:

@@ -10,7 +10,18 @@ import yaml
 
 PROJECT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-HOOK_FIELDS = ("id", "name", "files", "exclude", "types", "types_or", "exclude_types", "require_serial", "pass_filenames", "args")
+HOOK_FIELDS = (
+    "id",
+    "name",
+    "files",
+    "exclude",
+    "types",
+    "types_or",
+    "exclude_types",
+    "require_serial",
+    "pass_filenames",
+    "args",
+)
 
 
 def project_hooks() -> dict[str, dict[str, Any]]:

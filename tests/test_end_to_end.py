@@ -57,6 +57,7 @@ fn matmul_configs() -> List[MatmulConfig]:
     ]
 """
 
+
 class Repo:
     def __init__(self, root: Path, env: dict[str, str]) -> None:
         self.root = root
@@ -64,7 +65,13 @@ class Repo:
 
     def run(self, *args: str | Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(a) for a in args], cwd=self.root, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False
+            [str(a) for a in args],
+            cwd=self.root,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
         )
 
     def git(self, *args: str) -> str:
@@ -89,21 +96,41 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     """Registry, curated manifest, snippet and a fresh committed Mojo target; no hook yet."""
     for name in [n for n in os.environ if n.startswith("GIT_")]:
         monkeypatch.delenv(name)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"}
-    env.update(PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PRE_COMMIT_COLOR="never")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"
+    }
+    env.update(
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PRE_COMMIT_COLOR="never"
+    )
     root = tmp_path / "repo"
     (root / "kernels").mkdir(parents=True)
     (root / ".tuning-codegen.yaml").write_text(REGISTRY)
-    shutil.copyfile(PROJECT / "fixtures" / "update" / "tuning_table_bench_matmul.yaml", root / MANIFEST)
+    shutil.copyfile(
+        PROJECT / "fixtures" / "update" / "tuning_table_bench_matmul.yaml",
+        root / MANIFEST,
+    )
     (root / "kernels" / "matmul.mojo.snippet").write_text(SNIPPET)
     (root / TARGET).write_text(TARGET_TEXT)
     repo = Repo(root, env)
     repo.git("init", "-q", "-b", "main")
-    for key, value in (("user.name", "Test User"), ("user.email", "test@example.invalid"), ("commit.gpgsign", "false"), ("core.autocrlf", "false")):
+    for key, value in (
+        ("user.name", "Test User"),
+        ("user.email", "test@example.invalid"),
+        ("commit.gpgsign", "false"),
+        ("core.autocrlf", "false"),
+    ):
         repo.git("config", key, value)
     done = repo.run(BIN / "tuning-codegen")
-    assert (done.returncode, done.stdout) == (0, f"regenerated {TARGET} (tables: matmul)\n"), done.stderr
-    assert "        MatmulConfig(\n            M=256, N=20480, K=5376,\n            block_tile_shape=Index(128, 128),\n" in repo.read(TARGET)
+    assert (done.returncode, done.stdout) == (
+        0,
+        f"regenerated {TARGET} (tables: matmul)\n",
+    ), done.stderr
+    assert (
+        "        MatmulConfig(\n            M=256, N=20480, K=5376,\n            block_tile_shape=Index(128, 128),\n"
+        in repo.read(TARGET)
+    )
     repo.git("add", "--all")
     repo.git("commit", "-q", "-m", "matmul dispatch table")
     return repo
@@ -111,7 +138,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
 
 def install(repo: Repo, hook_id: str) -> None:
     config = {"repos": [{"repo": "local", "hooks": [local_hook(hook_id)]}]}
-    (repo.root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo.root / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump(config, sort_keys=False)
+    )
     repo.git("add", ".pre-commit-config.yaml")
     repo.git("commit", "-q", "-m", "pre-commit config")
     done = repo.run(sys.executable, "-m", "pre_commit", "install")
@@ -120,7 +149,9 @@ def install(repo: Repo, hook_id: str) -> None:
 
 def status(output: str, hook_id: str) -> str:
     name = local_hook(hook_id)["name"]
-    match = re.search(rf"^{re.escape(name)}\.+\(?([A-Za-z ]+?)\)?$", output, re.MULTILINE)
+    match = re.search(
+        rf"^{re.escape(name)}\.+\(?([A-Za-z ]+?)\)?$", output, re.MULTILINE
+    )
     assert match, output
     return match.group(1)
 
@@ -128,7 +159,10 @@ def status(output: str, hook_id: str) -> str:
 def kprofile_update(repo: Repo) -> None:
     done = repo.run(BIN / "kprofile", *RUN2, "--update", MANIFEST)
     assert (done.returncode, done.stderr) == (0, f"updated {MANIFEST}\n")
-    assert "  M=256/N=20480/K=5376  changed      0  BM: 128 -> 256, BN: 128 -> 64\n" in done.stdout
+    assert (
+        "  M=256/N=20480/K=5376  changed      0  BM: 128 -> 256, BN: 128 -> 64\n"
+        in done.stdout
+    )
     assert "  M=8/N=7168/K=2048     added        3  " in done.stdout
 
 
@@ -155,13 +189,18 @@ def test_update_then_commit_regenerates_then_passes(repo: Repo) -> None:
     target = repo.read(TARGET)
     for entry in NEW_ENTRIES:
         assert entry in target
-    assert "# index: [2]\n        MatmulConfig(\n            M=1024, N=4096, K=4096,\n" in target  # the hand-tuned entry stays
+    assert (
+        "# index: [2]\n        MatmulConfig(\n            M=1024, N=4096, K=4096,\n"
+        in target
+    )  # the hand-tuned entry stays
 
     repo.git("add", TARGET)
     done = repo.commit("Retune matmul from run2")
     assert done.returncode == 0, done.stdout
     assert status(done.stdout, "tuning-codegen") == "Passed"
-    assert sorted(repo.git("show", "--name-only", "--format=", "HEAD").split()) == sorted([MANIFEST, TARGET])
+    assert sorted(
+        repo.git("show", "--name-only", "--format=", "HEAD").split()
+    ) == sorted([MANIFEST, TARGET])
     assert repo.git("status", "--porcelain") == ""
     check = repo.run(BIN / "tuning-codegen", "--check")
     assert (check.returncode, check.stdout, check.stderr) == (0, "", "")
@@ -177,8 +216,14 @@ def test_check_hook_fails_with_the_region_diff_and_writes_nothing(repo: Repo) ->
     done = repo.commit("Retune matmul from run2")
     assert done.returncode != 0, done.stdout
     assert status(done.stdout, "tuning-codegen-check") == "Failed"
-    assert f"diff --git a/{TARGET} b/{TARGET}\n--- a/{TARGET}\n+++ b/{TARGET}\n" in done.stdout
-    assert "-            block_tile_shape=Index(128, 128),\n+            block_tile_shape=Index(256, 64),\n" in done.stdout
+    assert (
+        f"diff --git a/{TARGET} b/{TARGET}\n--- a/{TARGET}\n+++ b/{TARGET}\n"
+        in done.stdout
+    )
+    assert (
+        "-            block_tile_shape=Index(128, 128),\n+            block_tile_shape=Index(256, 64),\n"
+        in done.stdout
+    )
     assert "1 stale region in 1 file; run tuning-codegen to regenerate\n" in done.stdout
     assert repo.read(TARGET) == before and repo.head() == start
 

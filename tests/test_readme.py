@@ -57,7 +57,9 @@ def test_help_blocks_match_the_commands(tag: str) -> None:
     if os.environ.get("UPDATE_README"):
         README.write_text(pattern.sub(lambda _: expected, text))
         text = README.read_text()
-    assert pattern.search(text).group(0) == expected, "README help is stale: run UPDATE_README=1 python -m pytest tests/test_readme.py"  # type: ignore[union-attr]
+    assert pattern.search(text).group(0) == expected, (
+        "README help is stale: run UPDATE_README=1 python -m pytest tests/test_readme.py"
+    )  # type: ignore[union-attr]
 
 
 def test_every_hook_id_is_documented() -> None:
@@ -69,7 +71,12 @@ def test_every_hook_id_is_documented() -> None:
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    quickstart = README.read_text().split("## Quickstart", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    quickstart = (
+        README.read_text()
+        .split("## Quickstart", 1)[1]
+        .split("```sh\n", 1)[1]
+        .split("```", 1)[0]
+    )
     lines = quickstart.strip().splitlines()
     assert len(lines) == 2
     ci = (ROOT / ".ci" / "run").read_text()

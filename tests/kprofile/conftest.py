@@ -16,25 +16,34 @@ ROOT = Path(__file__).parents[2]
 FIXTURES = ROOT / "fixtures"
 
 
-def kbench_frame(rows: Sequence[dict[str, Any]], *, metric: str = "met (ms)", stem: str = "bench") -> pd.DataFrame:
+def kbench_frame(
+    rows: Sequence[dict[str, Any]], *, metric: str = "met (ms)", stem: str = "bench"
+) -> pd.DataFrame:
     """A merged_df: one row per dict of parameters plus its metric under ``metric``."""
     specs, values = [], []
     for row in rows:
         params = {k: v for k, v in row.items() if k != metric}
         specs.append(stem + "".join(f"/{k}={v}" for k, v in params.items()))
         values.append(row.get(metric, np.nan))
-    return pd.DataFrame({
-        "mesh_idx": np.arange(len(rows)),
-        "name": [stem] * len(rows),
-        metric: np.array(values, dtype=float),
-        "iters": np.full(len(rows), 10),
-        "spec": specs,
-        "kbench_filter": [""] * len(rows),
-    })
+    return pd.DataFrame(
+        {
+            "mesh_idx": np.arange(len(rows)),
+            "name": [stem] * len(rows),
+            metric: np.array(values, dtype=float),
+            "iters": np.full(len(rows), 10),
+            "spec": specs,
+            "kbench_filter": [""] * len(rows),
+        }
+    )
 
 
 def kbench_payload(frame: pd.DataFrame, **meta: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = {"merged_df": frame, "build_df": frame[["mesh_idx", "name"]], "name": "bench", "file": "bench.mojo"}
+    payload: dict[str, Any] = {
+        "merged_df": frame,
+        "build_df": frame[["mesh_idx", "name"]],
+        "name": "bench",
+        "file": "bench.mojo",
+    }
     payload.update(meta)
     return payload
 
@@ -43,7 +52,13 @@ def kbench_payload(frame: pd.DataFrame, **meta: Any) -> dict[str, Any]:
 def kb_write(tmp_path: Path) -> Callable[..., Path]:
     """Write a kbench pickle (or CSV) for ``rows`` into tmp_path and return its path."""
 
-    def write(name: str, rows: Sequence[dict[str, Any]], *, metric: str = "met (ms)", **meta: Any) -> Path:
+    def write(
+        name: str,
+        rows: Sequence[dict[str, Any]],
+        *,
+        metric: str = "met (ms)",
+        **meta: Any,
+    ) -> Path:
         frame = kbench_frame(rows, metric=metric)
         path = tmp_path / name
         if path.suffix == ".csv":

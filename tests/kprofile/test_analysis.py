@@ -24,15 +24,24 @@ from kprofile.load import load_results
 from kprofile.metric import Metric, metric_values
 
 RESULTS = Path(__file__).parents[2] / "fixtures" / "results"
-FILES = sorted(str(p) for p in (RESULTS / "run1").glob("*.pkl")) + sorted(str(p) for p in (RESULTS / "run2").glob("*.pkl"))
+FILES = sorted(str(p) for p in (RESULTS / "run1").glob("*.pkl")) + sorted(
+    str(p) for p in (RESULTS / "run2").glob("*.pkl")
+)
 MET = Metric("met (ms)", False)
 GFLOPS = Metric("Arithmetic (GFLOPS/s)", True)
 TUNING = ("BM", "BN", "STAGES", "CLUSTER", "SWAP_AB", "SCHEDULE")
 
 
 def _raw(path: str) -> pd.DataFrame:
-    frame = pd.read_pickle(path)["merged_df"]  # trusted fixture: plain pandas as the oracle
-    specs = frame["spec"].str.split("/").str[1:].apply(lambda parts: dict(p.lstrip("$").split("=") for p in parts))
+    frame = pd.read_pickle(path)[
+        "merged_df"
+    ]  # trusted fixture: plain pandas as the oracle
+    specs = (
+        frame["spec"]
+        .str.split("/")
+        .str[1:]
+        .apply(lambda parts: dict(p.lstrip("$").split("=") for p in parts))
+    )
     return frame.join(pd.DataFrame(specs.tolist(), index=frame.index))
 
 
@@ -49,7 +58,11 @@ def test_column_roles() -> None:
 def test_best_row_matches_pandas(path: str, metric: Metric) -> None:
     raw = _raw(path)
     ran = raw[(raw[metric.column] > 0) & raw[metric.column].notna()]
-    expected = ran[metric.column].idxmax() if metric.higher_is_better else ran[metric.column].idxmin()
+    expected = (
+        ran[metric.column].idxmax()
+        if metric.higher_is_better
+        else ran[metric.column].idxmin()
+    )
     best = best_row(load_results(path), metric)
     assert best.position == expected
     assert best.value == raw[metric.column][expected]
@@ -65,7 +78,9 @@ def test_best_rows_one_per_file() -> None:
 @pytest.mark.parametrize("fraction", [0.01, 0.05, 0.2, 1.0])
 def test_common_config_matches_pandas(path: str, fraction: float) -> None:
     raw = _raw(path)
-    ran = raw[(raw["met (ms)"] > 0) & raw["met (ms)"].notna()].sort_values("met (ms)", kind="stable")
+    ran = raw[(raw["met (ms)"] > 0) & raw["met (ms)"].notna()].sort_values(
+        "met (ms)", kind="stable"
+    )
     subset = ran.iloc[: max(1, int(fraction * len(ran)))]
     common = common_config(load_results(path), MET, top=fraction)
     assert sorted(common.subset.tolist()) == sorted(subset.index.tolist())
@@ -81,7 +96,9 @@ def test_common_config_matches_pandas(path: str, fraction: float) -> None:
         assert common.measured in set(np.flatnonzero(mask).tolist())
         best = ran["met (ms)"].iloc[0]
         measured = raw["met (ms)"].iloc[common.measured]
-        assert common.ratio == pytest.approx(measured / best) or (math.isnan(common.ratio) and not measured > 0)
+        assert common.ratio == pytest.approx(measured / best) or (
+            math.isnan(common.ratio) and not measured > 0
+        )
     else:
         assert common.measured is None
 
@@ -101,8 +118,13 @@ def test_top_always_keeps_at_least_one() -> None:
 
 
 def test_never_benchmarked_common_config(tmp_path: Path, kb_write) -> None:  # type: ignore[no-untyped-def]
-    rows = [{"A": 1, "B": 2, "met (ms)": 1.0}, {"A": 2, "B": 1, "met (ms)": 1.1}, {"A": 1, "B": 3, "met (ms)": 1.2},
-            {"A": 3, "B": 1, "met (ms)": 1.3}, {"A": 9, "B": 9, "met (ms)": 9.0}]
+    rows = [
+        {"A": 1, "B": 2, "met (ms)": 1.0},
+        {"A": 2, "B": 1, "met (ms)": 1.1},
+        {"A": 1, "B": 3, "met (ms)": 1.2},
+        {"A": 3, "B": 1, "met (ms)": 1.3},
+        {"A": 9, "B": 9, "met (ms)": 9.0},
+    ]
     common = common_config(load_results(str(kb_write("r.pkl", rows))), MET, top=0.8)
     assert common.config == {"A": 1, "B": 1}
     assert common.measured is None

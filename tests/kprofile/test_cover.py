@@ -23,7 +23,9 @@ SHAPES = ["M", "N"]
 PARAMS = ["BM", "STAGES"]
 
 
-def table_from_coverage(coverage: dict[str, set[int]], n_shapes: int, *, good: float = 1.0) -> pd.DataFrame:
+def table_from_coverage(
+    coverage: dict[str, set[int]], n_shapes: int, *, good: float = 1.0
+) -> pd.DataFrame:
     """Shape i (M=i, N=7) measured with every config; configs in ``coverage[name]`` get ``good``, others 2.0.
 
     Config ``name`` is encoded as BM=<position>, STAGES=<name>.
@@ -31,7 +33,15 @@ def table_from_coverage(coverage: dict[str, set[int]], n_shapes: int, *, good: f
     rows = []
     for i in range(n_shapes):
         for j, (name, shapes) in enumerate(coverage.items()):
-            rows.append({"M": i, "N": 7, "BM": j, "STAGES": name, "met": good if i in shapes else 2.0})
+            rows.append(
+                {
+                    "M": i,
+                    "N": 7,
+                    "BM": j,
+                    "STAGES": name,
+                    "met": good if i in shapes else 2.0,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -48,12 +58,31 @@ def chosen_names(result: CoverResult) -> list[str]:
 
 # (coverage per config, number of shapes, expected chosen configs in output order)
 KNOWN = [
-    pytest.param({"a": {0, 1, 2}, "b": {0}, "c": {1}}, 3, ["a"], id="one-config-serves-all"),
-    pytest.param({"a": {0, 1}, "b": {2}, "c": {1, 2}}, 3, ["a", "b"], id="two-needed-first-appearance-tie"),
-    pytest.param({"x": {0}, "y": {1}, "z": {2}, "w": {0, 1, 2, 3}, "v": {3}}, 4, ["w"], id="late-config-wins"),
+    pytest.param(
+        {"a": {0, 1, 2}, "b": {0}, "c": {1}}, 3, ["a"], id="one-config-serves-all"
+    ),
+    pytest.param(
+        {"a": {0, 1}, "b": {2}, "c": {1, 2}},
+        3,
+        ["a", "b"],
+        id="two-needed-first-appearance-tie",
+    ),
+    pytest.param(
+        {"x": {0}, "y": {1}, "z": {2}, "w": {0, 1, 2, 3}, "v": {3}},
+        4,
+        ["w"],
+        id="late-config-wins",
+    ),
     # Greedy takes c4 (3 shapes) first and ends with 3 configs; the only 2-config cover is c0 + c5.
     pytest.param(
-        {"c0": {0, 3}, "c1": {0}, "c2": {1, 4}, "c3": {3, 4}, "c4": {0, 2, 4}, "c5": {1, 2, 4}},
+        {
+            "c0": {0, 3},
+            "c1": {0},
+            "c2": {1, 4},
+            "c3": {3, 4},
+            "c4": {0, 2, 4},
+            "c5": {1, 2, 4},
+        },
         5,
         ["c0", "c5"],
         id="greedy-trap",
@@ -62,7 +91,9 @@ KNOWN = [
 
 
 @pytest.mark.parametrize(("coverage", "n_shapes", "expected"), KNOWN)
-def test_exact_answer_known_by_construction(coverage: dict[str, set[int]], n_shapes: int, expected: list[str]) -> None:
+def test_exact_answer_known_by_construction(
+    coverage: dict[str, set[int]], n_shapes: int, expected: list[str]
+) -> None:
     result = run(table_from_coverage(coverage, n_shapes))
     assert result.method == "exact"
     assert chosen_names(result) == expected
@@ -71,7 +102,14 @@ def test_exact_answer_known_by_construction(coverage: dict[str, set[int]], n_sha
 
 
 def test_greedy_trap_greedy_is_worse_but_valid() -> None:
-    coverage = {"c0": {0, 3}, "c1": {0}, "c2": {1, 4}, "c3": {3, 4}, "c4": {0, 2, 4}, "c5": {1, 2, 4}}
+    coverage = {
+        "c0": {0, 3},
+        "c1": {0},
+        "c2": {1, 4},
+        "c3": {3, 4},
+        "c4": {0, 2, 4},
+        "c5": {1, 2, 4},
+    }
     greedy = run(table_from_coverage(coverage, 5), exact_limit=0)
     assert greedy.method == "greedy"
     assert len(greedy.configs) == 3
@@ -80,7 +118,14 @@ def test_greedy_trap_greedy_is_worse_but_valid() -> None:
 
 
 def test_budget_too_small_reports_greedy() -> None:
-    coverage = {"c0": {0, 3}, "c1": {0}, "c2": {1, 4}, "c3": {3, 4}, "c4": {0, 2, 4}, "c5": {1, 2, 4}}
+    coverage = {
+        "c0": {0, 3},
+        "c1": {0},
+        "c2": {1, 4},
+        "c3": {3, 4},
+        "c4": {0, 2, 4},
+        "c5": {1, 2, 4},
+    }
     assert run(table_from_coverage(coverage, 5), exact_limit=1).method == "greedy"
 
 
@@ -97,7 +142,15 @@ def test_assignment_columns_and_values() -> None:
     result = run(df)
     assert result.configs.to_dict("records") == [{"BM": 128, "STAGES": 3}]
     assert result.configs["BM"].dtype == df["BM"].dtype
-    assert list(result.assignment.columns) == ["M", "N", "config", "met", "best", "ratio", "loss"]
+    assert list(result.assignment.columns) == [
+        "M",
+        "N",
+        "config",
+        "met",
+        "best",
+        "ratio",
+        "loss",
+    ]
     assert result.assignment["M"].tolist() == [1, 2, 3]
     assert result.assignment["config"].tolist() == [0, 0, 0]
     assert result.assignment["met"].tolist() == [1.01, 1.0, 1.0]
@@ -150,7 +203,9 @@ def test_config_not_measured_on_a_shape_does_not_cover_it() -> None:
 @pytest.mark.parametrize("failed", [0.0, -1.0, math.nan, math.inf])
 def test_failed_runs_are_ignored(failed: float) -> None:
     df = table_from_coverage({"a": {0, 1}, "b": {0, 1}}, 2)
-    df.loc[(df["STAGES"] == "a"), "met"] = failed  # would be "best" if it counted (0 and -1 are the lowest)
+    df.loc[(df["STAGES"] == "a"), "met"] = (
+        failed  # would be "best" if it counted (0 and -1 are the lowest)
+    )
     df.loc[(df["STAGES"] == "b"), "met"] = 3.0
     result = run(df)
     assert chosen_names(result) == ["b"]
@@ -168,7 +223,9 @@ def test_duplicate_measurements_keep_the_best() -> None:
 def test_higher_is_better_ratio_direction() -> None:
     df = table_from_coverage({"a": {0, 1}, "b": {1}}, 2)
     df["met"] = 1.0 / df["met"]  # throughput: good configs 1.0, bad 0.5
-    df.loc[(df["M"] == 1) & (df["STAGES"] == "a"), "met"] = 0.99  # ratio 1/0.99 = 1.0101
+    df.loc[(df["M"] == 1) & (df["STAGES"] == "a"), "met"] = (
+        0.99  # ratio 1/0.99 = 1.0101
+    )
     result = run(df, lower_is_better=False)
     assert chosen_names(result) == ["a"]
     assert result.assignment["ratio"].tolist() == pytest.approx([1.0, 1 / 0.99])
@@ -199,7 +256,9 @@ def test_tolerance_boundary_is_inclusive() -> None:
 
 def test_shapes_no_shared_config_serves_get_their_own_best() -> None:
     df = table_from_coverage({"a": {0, 1}, "b": {2}, "c": {2}}, 3)
-    df.loc[(df["M"] == 2) & (df["STAGES"] == "c"), "met"] = 0.5  # c is shape 2's own best
+    df.loc[(df["M"] == 2) & (df["STAGES"] == "c"), "met"] = (
+        0.5  # c is shape 2's own best
+    )
     result = run(df)
     assert chosen_names(result) == ["a", "c"]
     assert result.uncovered.to_dict("records") == [
@@ -213,13 +272,22 @@ def test_shape_without_successful_run_is_reported_not_assigned() -> None:
     df.loc[df["M"] == 2, "met"] = 0.0
     result = run(df)
     assert result.assignment["M"].tolist() == [0, 1]
-    assert result.uncovered[["M", "reason"]].to_dict("records") == [{"M": 2, "reason": REASON_NO_RUN}]
+    assert result.uncovered[["M", "reason"]].to_dict("records") == [
+        {"M": 2, "reason": REASON_NO_RUN}
+    ]
     assert result.uncovered["config"].isna().all()
 
 
 def test_no_shape_columns_means_one_shape() -> None:
     df = table_from_coverage({"a": {0}, "b": set()}, 1)
-    result = cover(df, shape_cols=[], param_cols=PARAMS, metric="met", lower_is_better=True, tol=0.0)
+    result = cover(
+        df,
+        shape_cols=[],
+        param_cols=PARAMS,
+        metric="met",
+        lower_is_better=True,
+        tol=0.0,
+    )
     assert chosen_names(result) == ["a"]
     assert result.baseline_size == 1
 
@@ -235,7 +303,12 @@ def test_deterministic() -> None:
 # ------------------------------------------------------------------ errors
 
 ERRORS = [
-    pytest.param(pd.DataFrame(columns=["M", "N", "BM", "STAGES", "met"]), {}, "no results: the table is empty", id="empty"),
+    pytest.param(
+        pd.DataFrame(columns=["M", "N", "BM", "STAGES", "met"]),
+        {},
+        "no results: the table is empty",
+        id="empty",
+    ),
     pytest.param(
         table_from_coverage({"a": {0}}, 1),
         {"metric": "met (ms)"},
@@ -248,27 +321,49 @@ ERRORS = [
         "unknown column(s) 'TILE', 'K'; available: M, N, BM, STAGES, met",
         id="unknown-params",
     ),
-    pytest.param(table_from_coverage({"a": {0}}, 1), {"param_cols": []}, "no parameter columns to analyze", id="no-params"),
+    pytest.param(
+        table_from_coverage({"a": {0}}, 1),
+        {"param_cols": []},
+        "no parameter columns to analyze",
+        id="no-params",
+    ),
     pytest.param(
         table_from_coverage({"a": {0}}, 1),
         {"param_cols": ["M", "BM"]},
         "column(s) 'M' used in more than one role",
         id="overlap",
     ),
-    pytest.param(table_from_coverage({"a": {0}}, 1), {"tol": -0.01}, "tolerance must be >= 0, got -0.01", id="tol<0"),
-    pytest.param(table_from_coverage({"a": {0}}, 1), {"tol": math.nan}, "tolerance must be a finite number, got nan", id="tol-nan"),
+    pytest.param(
+        table_from_coverage({"a": {0}}, 1),
+        {"tol": -0.01},
+        "tolerance must be >= 0, got -0.01",
+        id="tol<0",
+    ),
+    pytest.param(
+        table_from_coverage({"a": {0}}, 1),
+        {"tol": math.nan},
+        "tolerance must be a finite number, got nan",
+        id="tol-nan",
+    ),
     pytest.param(
         table_from_coverage({"a": {0}}, 1).assign(met=0.0),
         {},
         "no successful run: every 'met' value is 0, negative or missing",
         id="all-failed",
     ),
-    pytest.param(table_from_coverage({"a": {0}}, 1), {"exact_limit": -1}, "exact search limit must be >= 0, got -1", id="limit<0"),
+    pytest.param(
+        table_from_coverage({"a": {0}}, 1),
+        {"exact_limit": -1},
+        "exact search limit must be >= 0, got -1",
+        id="limit<0",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("df", "overrides", "message"), ERRORS)
-def test_errors_are_one_line_value_errors(df: pd.DataFrame, overrides: dict[str, object], message: str) -> None:
+def test_errors_are_one_line_value_errors(
+    df: pd.DataFrame, overrides: dict[str, object], message: str
+) -> None:
     kwargs: dict[str, object] = {
         "shape_cols": SHAPES,
         "param_cols": PARAMS,
@@ -306,7 +401,11 @@ def reference_ratios(df: pd.DataFrame) -> pd.DataFrame:
 
 def within(per: pd.DataFrame, tol: float) -> pd.Series:
     """'Within tol of the best' in every way a reader may write it (cover's documented contract)."""
-    return (per["ratio"] <= 1 + tol) & (per["ratio"] - 1 <= tol) & (per["met"] <= per["best"] * (1 + tol))
+    return (
+        (per["ratio"] <= 1 + tol)
+        & (per["ratio"] - 1 <= tol)
+        & (per["met"] <= per["best"] * (1 + tol))
+    )
 
 
 def brute_force_minimum(per: pd.DataFrame, tol: float) -> tuple[int, float]:
@@ -335,8 +434,18 @@ def grids(draw: st.DrawFn) -> tuple[pd.DataFrame, float]:
         for c in range(n_configs):
             v = draw(values)
             if v is not None:  # None: this config never ran on this shape
-                rows.append({"M": m, "N": 7, "BM": c % 3, "STAGES": (c // 3) if c != 5 else math.nan, "met": v})
-    rows.append({"M": 0, "N": 7, "BM": 0, "STAGES": 0, "met": 1.0})  # at least one success
+                rows.append(
+                    {
+                        "M": m,
+                        "N": 7,
+                        "BM": c % 3,
+                        "STAGES": (c // 3) if c != 5 else math.nan,
+                        "met": v,
+                    }
+                )
+    rows.append(
+        {"M": 0, "N": 7, "BM": 0, "STAGES": 0, "met": 1.0}
+    )  # at least one success
     tol = draw(st.sampled_from([0.0, 0.02, 0.05, 0.1, 0.6]))
     return pd.DataFrame(rows), tol
 
@@ -349,10 +458,16 @@ def test_properties_on_random_grids(case: tuple[pd.DataFrame, float]) -> None:
     exact = run(df, tol=tol)
     greedy = run(df, tol=tol, exact_limit=0)
     assert exact.method == "exact"
-    nothing_to_search = (greedy.uncovered["reason"] == REASON_NOT_SHARED).sum() == per["M"].nunique()
+    nothing_to_search = (greedy.uncovered["reason"] == REASON_NOT_SHARED).sum() == per[
+        "M"
+    ].nunique()
     assert greedy.method == ("exact" if nothing_to_search else "greedy")
     # one config per shape: its best, ties to the config seen first in the input
-    baseline = per.sort_values(["M", "ratio", "first_seen"]).drop_duplicates("M")["cfg"].nunique()
+    baseline = (
+        per.sort_values(["M", "ratio", "first_seen"])
+        .drop_duplicates("M")["cfg"]
+        .nunique()
+    )
     for result in (exact, greedy):
         assert result.baseline_size == baseline
         assert len(result.configs) <= baseline
@@ -363,17 +478,31 @@ def test_properties_on_random_grids(case: tuple[pd.DataFrame, float]) -> None:
     assert exact.assignment["loss"].sum() == pytest.approx(loss, abs=1e-9)
 
 
-def check_assignment(df: pd.DataFrame, per: pd.DataFrame, result: CoverResult, tol: float) -> None:
+def check_assignment(
+    df: pd.DataFrame, per: pd.DataFrame, result: CoverResult, tol: float
+) -> None:
     chosen = config_key(result.configs)
-    got = result.assignment.assign(cfg=chosen.to_numpy()[result.assignment["config"].to_numpy()])
-    assert sorted(got["M"]) == sorted(per["M"].unique())  # every shape with a successful run
+    got = result.assignment.assign(
+        cfg=chosen.to_numpy()[result.assignment["config"].to_numpy()]
+    )
+    assert sorted(got["M"]) == sorted(
+        per["M"].unique()
+    )  # every shape with a successful run
     joined = got.merge(per, on=["M", "cfg"], suffixes=("", "_ref"), validate="1:1")
     assert len(joined) == len(got)  # the assigned config was measured on that shape
-    assert within(joined[["ratio_ref", "met_ref", "best_ref"]].set_axis(["ratio", "met", "best"], axis=1), tol).all()
+    assert within(
+        joined[["ratio_ref", "met_ref", "best_ref"]].set_axis(
+            ["ratio", "met", "best"], axis=1
+        ),
+        tol,
+    ).all()
     assert joined["ratio"].tolist() == joined["ratio_ref"].tolist()
     assert joined["met"].tolist() == joined["met_ref"].tolist()
     lowest = per[per["cfg"].isin(set(chosen))].groupby("M")["ratio"].min()
-    assert joined.set_index("M")["ratio"].sort_index().tolist() == lowest.sort_index().tolist()
+    assert (
+        joined.set_index("M")["ratio"].sort_index().tolist()
+        == lowest.sort_index().tolist()
+    )
     # every chosen config is used by some shape
     assert set(result.assignment["config"]) == set(range(len(result.configs)))
 

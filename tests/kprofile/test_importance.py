@@ -23,19 +23,35 @@ from kprofile.importance import (
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def grid(values: dict[tuple[int, int, bool], float], shapes: tuple[int, ...] = (1, 2)) -> pd.DataFrame:
+def grid(
+    values: dict[tuple[int, int, bool], float], shapes: tuple[int, ...] = (1, 2)
+) -> pd.DataFrame:
     """Rows (M, BM, SWAP) -> met; ``values`` keyed by (M, BM, SWAP); missing keys are not measured."""
-    rows = [{"M": m, "BM": bm, "SWAP": swap, "met": v} for (m, bm, swap), v in values.items() if m in shapes]
+    rows = [
+        {"M": m, "BM": bm, "SWAP": swap, "met": v}
+        for (m, bm, swap), v in values.items()
+        if m in shapes
+    ]
     return pd.DataFrame(rows)
 
 
-def run(df: pd.DataFrame, params: tuple[str, ...] = ("BM", "SWAP"), *, lower: bool = True) -> ImportanceResult:
-    return importance(df, shape_cols=["M"], param_cols=list(params), metric="met", lower_is_better=lower)
+def run(
+    df: pd.DataFrame, params: tuple[str, ...] = ("BM", "SWAP"), *, lower: bool = True
+) -> ImportanceResult:
+    return importance(
+        df,
+        shape_cols=["M"],
+        param_cols=list(params),
+        metric="met",
+        lower_is_better=lower,
+    )
 
 
 def records(result: ImportanceResult) -> list[tuple[object, ...]]:
     return [
-        (p.param, v.value, round(v.worst, 6), round(v.geomean, 6), v.shapes) for p in result.params for v in p.values
+        (p.param, v.value, round(v.worst, 6), round(v.geomean, 6), v.shapes)
+        for p in result.params
+        for v in p.values
     ]
 
 
@@ -94,14 +110,20 @@ def test_value_not_measured_on_every_shape_is_counted_not_invented() -> None:
     result = run(grid(values))
     bm = next(p for p in result.params if p.param == "BM")
     # shape 2's best is now (64, True) = 2.5, so BM=64 reaches 1.0 on both shapes
-    assert [(v.value, v.worst, v.shapes) for v in bm.values] == [(64, 1.0, 2), (128, 1.1, 1)]
+    assert [(v.value, v.worst, v.shapes) for v in bm.values] == [
+        (64, 1.0, 2),
+        (128, 1.1, 1),
+    ]
     assert bm.cost == 1.1
     assert result.table.loc[result.table["param"] == "BM", "shapes"].tolist() == [2, 1]
 
 
 def test_value_with_only_failed_runs_has_no_number() -> None:
     df = grid(BASE)
-    df = pd.concat([df, pd.DataFrame([{"M": 1, "BM": 256, "SWAP": False, "met": 0.0}])], ignore_index=True)
+    df = pd.concat(
+        [df, pd.DataFrame([{"M": 1, "BM": 256, "SWAP": False, "met": 0.0}])],
+        ignore_index=True,
+    )
     bm = next(p for p in run(df).params if p.param == "BM")
     last = bm.values[-1]
     assert (last.value, last.shapes) == (256, 0)
@@ -140,28 +162,68 @@ def test_ranking_ties_break_by_geomean_then_input_order() -> None:
     df = pd.DataFrame(
         {
             "M": [1, 1, 2, 2],
-            "A": [0, 1, 0, 1],  # A=0: 1.0 and 1.5; A=1: 1.5 and 1.0 -> cost 1.5, geomean sqrt(1.5)
-            "B": [0, 1, 1, 0],  # B=0: 1.0 and 1.0; B=1: 1.5 and 1.5 -> cost 1.5, geomean 1.5
+            "A": [
+                0,
+                1,
+                0,
+                1,
+            ],  # A=0: 1.0 and 1.5; A=1: 1.5 and 1.0 -> cost 1.5, geomean sqrt(1.5)
+            "B": [
+                0,
+                1,
+                1,
+                0,
+            ],  # B=0: 1.0 and 1.0; B=1: 1.5 and 1.5 -> cost 1.5, geomean 1.5
             "C": [7, 7, 7, 7],  # one value: reaches each shape's best, cost 1.0
             "met": [1.0, 1.5, 1.5, 1.0],
         }
     )
-    result = importance(df, shape_cols=["M"], param_cols=["C", "A", "B"], metric="met", lower_is_better=True)
+    result = importance(
+        df,
+        shape_cols=["M"],
+        param_cols=["C", "A", "B"],
+        metric="met",
+        lower_is_better=True,
+    )
     # B=0 -> (M=1: 1.0, M=2: 1.0); B=1 -> (1.5, 1.5): worst 1.5, geomean 1.5 > A's sqrt(1.5)
-    assert [(p.param, p.cost) for p in result.params] == [("B", 1.5), ("A", 1.5), ("C", 1.0)]
+    assert [(p.param, p.cost) for p in result.params] == [
+        ("B", 1.5),
+        ("A", 1.5),
+        ("C", 1.0),
+    ]
 
 
 def test_no_shape_columns_means_one_shape() -> None:
     df = grid(BASE, shapes=(1,))
-    result = importance(df, shape_cols=[], param_cols=["BM"], metric="met", lower_is_better=True)
+    result = importance(
+        df, shape_cols=[], param_cols=["BM"], metric="met", lower_is_better=True
+    )
     assert result.shapes_total == 1
-    assert [(v.value, v.worst) for v in result.params[0].values] == [(64, 1.0), (128, 1.1)]
+    assert [(v.value, v.worst) for v in result.params[0].values] == [
+        (64, 1.0),
+        (128, 1.1),
+    ]
 
 
 ERRORS = [
-    pytest.param(pd.DataFrame(columns=["M", "BM", "SWAP", "met"]), {}, "no results: the table is empty", id="empty"),
-    pytest.param(grid(BASE), {"metric": "gflops"}, "unknown column(s) 'gflops'; available: M, BM, SWAP, met", id="metric"),
-    pytest.param(grid(BASE), {"shape_cols": ["K"]}, "unknown column(s) 'K'; available: M, BM, SWAP, met", id="shape"),
+    pytest.param(
+        pd.DataFrame(columns=["M", "BM", "SWAP", "met"]),
+        {},
+        "no results: the table is empty",
+        id="empty",
+    ),
+    pytest.param(
+        grid(BASE),
+        {"metric": "gflops"},
+        "unknown column(s) 'gflops'; available: M, BM, SWAP, met",
+        id="metric",
+    ),
+    pytest.param(
+        grid(BASE),
+        {"shape_cols": ["K"]},
+        "unknown column(s) 'K'; available: M, BM, SWAP, met",
+        id="shape",
+    ),
     pytest.param(
         grid(BASE).assign(met=-1.0),
         {},
@@ -215,7 +277,11 @@ def reference(df: pd.DataFrame, param: str) -> dict[object, tuple[float, float, 
             if {"A": a, "B": b}[param] == value:
                 reach[m] = min(v / shape_best[m], reach.get(m, math.inf))
         if reach:
-            out[value] = (max(reach.values()), math.prod(reach.values()) ** (1 / len(reach)), len(reach))
+            out[value] = (
+                max(reach.values()),
+                math.prod(reach.values()) ** (1 / len(reach)),
+                len(reach),
+            )
         else:
             out[value] = (math.nan, math.nan, 0)
     return out
@@ -224,7 +290,9 @@ def reference(df: pd.DataFrame, param: str) -> dict[object, tuple[float, float, 
 @settings(max_examples=150, deadline=None)
 @given(random_grids())
 def test_matches_plain_python_reference(df: pd.DataFrame) -> None:
-    result = importance(df, shape_cols=["M"], param_cols=["A", "B"], metric="met", lower_is_better=True)
+    result = importance(
+        df, shape_cols=["M"], param_cols=["A", "B"], metric="met", lower_is_better=True
+    )
     for p in result.params:
         ref = reference(df, p.param)
         got = {v.value: (v.worst, v.geomean, v.shapes) for v in p.values}
@@ -242,9 +310,14 @@ def test_matches_plain_python_reference(df: pd.DataFrame) -> None:
 
 def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> None:
     import matplotlib.image as matplotlib_image
+
     out = tmp_path / "charts" / "nested"
     paths = plot_importance(run(grid(BASE)), out)
-    assert [p.name for p in paths] == ["importance.png", "importance-SWAP.png", "importance-BM.png"]
+    assert [p.name for p in paths] == [
+        "importance.png",
+        "importance-SWAP.png",
+        "importance-BM.png",
+    ]
     for path in paths:
         assert path.parent == out
         assert path.read_bytes()[:8] == PNG_MAGIC
@@ -257,9 +330,26 @@ def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> N
 
 def test_plot_file_names_are_safe_and_unique(tmp_path: Path) -> None:
     df = pd.DataFrame(
-        {"M": [1, 1, 2, 2], "A B": [0, 1, 0, 1], "A/B": [1, 0, 0, 1], "../x": [0, 0, 1, 1], "met": [1.0, 1.2, 1.4, 1.0]}
+        {
+            "M": [1, 1, 2, 2],
+            "A B": [0, 1, 0, 1],
+            "A/B": [1, 0, 0, 1],
+            "../x": [0, 0, 1, 1],
+            "met": [1.0, 1.2, 1.4, 1.0],
+        }
     )
-    result = importance(df, shape_cols=["M"], param_cols=["A B", "A/B", "../x"], metric="met", lower_is_better=True)
+    result = importance(
+        df,
+        shape_cols=["M"],
+        param_cols=["A B", "A/B", "../x"],
+        metric="met",
+        lower_is_better=True,
+    )
     names = sorted(p.name for p in plot_importance(result, tmp_path))
-    assert names == ["importance-A_B-2.png", "importance-A_B.png", "importance-x.png", "importance.png"]
+    assert names == [
+        "importance-A_B-2.png",
+        "importance-A_B.png",
+        "importance-x.png",
+        "importance.png",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == names

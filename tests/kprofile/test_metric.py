@@ -9,10 +9,28 @@ import pandas as pd
 import pytest
 
 from kprofile.errors import KprofileError
-from kprofile.metric import Metric, best_position, higher_is_better, rank_order, ratio_to, resolve_metric, worst_position
+from kprofile.metric import (
+    Metric,
+    best_position,
+    higher_is_better,
+    rank_order,
+    ratio_to,
+    resolve_metric,
+    worst_position,
+)
 
-COLUMNS = ["mesh_idx", "name", "met (ms)", "iters", "throughput (GElems/s)", "DataMovement (GB/s)",
-           "Arithmetic (GFLOPS/s)", "TheoreticalArithmetic (GFLOPS/s)", "BM", "spec"]
+COLUMNS = [
+    "mesh_idx",
+    "name",
+    "met (ms)",
+    "iters",
+    "throughput (GElems/s)",
+    "DataMovement (GB/s)",
+    "Arithmetic (GFLOPS/s)",
+    "TheoreticalArithmetic (GFLOPS/s)",
+    "BM",
+    "spec",
+]
 
 
 def _frame() -> pd.DataFrame:
@@ -42,13 +60,21 @@ def test_resolution_by_name_or_prefix(query: str, column: str, higher: bool) -> 
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("nope", "no column matches metric 'nope'; numeric columns: 'met (ms)', 'iters', 'throughput (GElems/s)', "
-                 "'DataMovement (GB/s)', 'Arithmetic (GFLOPS/s)', 'TheoreticalArithmetic (GFLOPS/s)', 'BM'"),
-        ("name", "metric 'name' is not numeric; numeric columns: 'met (ms)', 'iters', 'throughput (GElems/s)', "
-                 "'DataMovement (GB/s)', 'Arithmetic (GFLOPS/s)', 'TheoreticalArithmetic (GFLOPS/s)', 'BM'"),
+        (
+            "nope",
+            "no column matches metric 'nope'; numeric columns: 'met (ms)', 'iters', 'throughput (GElems/s)', "
+            "'DataMovement (GB/s)', 'Arithmetic (GFLOPS/s)', 'TheoreticalArithmetic (GFLOPS/s)', 'BM'",
+        ),
+        (
+            "name",
+            "metric 'name' is not numeric; numeric columns: 'met (ms)', 'iters', 'throughput (GElems/s)', "
+            "'DataMovement (GB/s)', 'Arithmetic (GFLOPS/s)', 'TheoreticalArithmetic (GFLOPS/s)', 'BM'",
+        ),
     ],
 )
-def test_unknown_or_non_numeric_metric_lists_the_columns(query: str, message: str) -> None:
+def test_unknown_or_non_numeric_metric_lists_the_columns(
+    query: str, message: str
+) -> None:
     with pytest.raises(KprofileError) as caught:
         resolve_metric([_frame()], query)
     assert str(caught.value) == f"kprofile: error: {message}"
@@ -56,7 +82,9 @@ def test_unknown_or_non_numeric_metric_lists_the_columns(query: str, message: st
 
 def test_an_ambiguous_prefix_is_an_error() -> None:
     frame = pd.DataFrame({"time a (ms)": [1.0], "time b (ms)": [2.0]})
-    with pytest.raises(KprofileError, match="ambiguous: 'time a \\(ms\\)', 'time b \\(ms\\)'"):
+    with pytest.raises(
+        KprofileError, match="ambiguous: 'time a \\(ms\\)', 'time b \\(ms\\)'"
+    ):
         resolve_metric([frame], "time")
 
 
@@ -64,7 +92,16 @@ def test_override_direction() -> None:
     assert resolve_metric([_frame()], "met", higher=True).higher_is_better
 
 
-@pytest.mark.parametrize(("column", "higher"), [("met (ms)", False), ("time (us)", False), ("x (GB/s)", True), ("bw per sec", True), ("TFLOPS", True)])
+@pytest.mark.parametrize(
+    ("column", "higher"),
+    [
+        ("met (ms)", False),
+        ("time (us)", False),
+        ("x (GB/s)", True),
+        ("bw per sec", True),
+        ("TFLOPS", True),
+    ],
+)
 def test_direction_from_unit(column: str, higher: bool) -> None:
     assert higher_is_better(column) is higher
 
@@ -74,7 +111,9 @@ VALUES = np.array([2.0, 0.0, np.nan, 1.0, 4.0, 1.0, -1.0, np.inf])
 
 
 def test_failed_runs_never_rank() -> None:
-    assert best_position(VALUES, LOWER) == 3  # first of the tied 1.0s; 0, NaN, negative, inf skipped
+    assert (
+        best_position(VALUES, LOWER) == 3
+    )  # first of the tied 1.0s; 0, NaN, negative, inf skipped
     assert worst_position(VALUES, LOWER) == 4
     assert best_position(VALUES, HIGHER) == 4
     assert worst_position(VALUES, HIGHER) == 3

@@ -44,7 +44,10 @@ def test_scalar_evaluation(text: str, names: dict[str, Any], expected: Any) -> N
         with pytest.raises(ExprError):
             evaluate(compile_expr(text), names)
     else:
-        assert evaluate(compile_expr(text), names) is expected or evaluate(compile_expr(text), names) == expected
+        assert (
+            evaluate(compile_expr(text), names) is expected
+            or evaluate(compile_expr(text), names) == expected
+        )
 
 
 def test_refusal_happens_at_compile_time_naming_the_construct() -> None:
@@ -54,19 +57,35 @@ def test_refusal_happens_at_compile_time_naming_the_construct() -> None:
         compile_expr("a.b")
 
 
-@pytest.mark.parametrize("text", [t for t, _, e in SCALAR if e is not ExprError and "`" not in t])
+@pytest.mark.parametrize(
+    "text", [t for t, _, e in SCALAR if e is not ExprError and "`" not in t]
+)
 def test_vector_evaluation_agrees_with_scalar(text: str) -> None:
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({
-        "BM": rng.choice([64, 128, 256], 40), "BN": rng.choice([64, 128, 256], 40), "K": rng.choice([4096, 100], 40),
-        "BK": 64, "SWAP": rng.choice([True, False], 40), "M": rng.choice([8, 256, 512], 40), "N": rng.choice([4, 16], 40),
-        "S": rng.choice(["ws", "x"], 40), "A": rng.choice([True, False], 40), "B": rng.choice([True, False], 40), "C": True,
-    })
+    frame = pd.DataFrame(
+        {
+            "BM": rng.choice([64, 128, 256], 40),
+            "BN": rng.choice([64, 128, 256], 40),
+            "K": rng.choice([4096, 100], 40),
+            "BK": 64,
+            "SWAP": rng.choice([True, False], 40),
+            "M": rng.choice([8, 256, 512], 40),
+            "N": rng.choice([4, 16], 40),
+            "S": rng.choice(["ws", "x"], 40),
+            "A": rng.choice([True, False], 40),
+            "B": rng.choice([True, False], 40),
+            "C": True,
+        }
+    )
     expr = compile_expr(text)
-    vector = np.asarray(evaluate(expr, {c: frame[c] for c in frame.columns}), dtype=bool)
+    vector = np.asarray(
+        evaluate(expr, {c: frame[c] for c in frame.columns}), dtype=bool
+    )
     scalar = [bool(evaluate(expr, row)) for row in frame.to_dict("records")]
     assert vector.tolist() == scalar
 
 
 def test_names_lists_every_name_read() -> None:
-    assert compile_expr("BM * `met (ms)` > $M").names == frozenset({"BM", "met (ms)", "M"})
+    assert compile_expr("BM * `met (ms)` > $M").names == frozenset(
+        {"BM", "met (ms)", "M"}
+    )

@@ -41,24 +41,43 @@ def test_parse_value(text: str, expected: Any) -> None:
 
 @pytest.mark.parametrize(
     ("token", "expected"),
-    [("BM=128", ("BM", 128)), ("$M=256", ("M", 256)), ("FLAG", ("FLAG", True)), ("X=a=b", ("X", "a=b"))],
+    [
+        ("BM=128", ("BM", 128)),
+        ("$M=256", ("M", 256)),
+        ("FLAG", ("FLAG", True)),
+        ("X=a=b", ("X", "a=b")),
+    ],
 )
 def test_parse_token(token: str, expected: tuple[str, Any]) -> None:
     assert parse_token(token) == expected
 
 
 def test_parse_spec_skips_the_stem() -> None:
-    assert parse_spec("bench/BM=128/SWAP=True/S=ws/$M=256") == {"BM": 128, "SWAP": True, "S": "ws", "M": 256}
+    assert parse_spec("bench/BM=128/SWAP=True/S=ws/$M=256") == {
+        "BM": 128,
+        "SWAP": True,
+        "S": "ws",
+        "M": 256,
+    }
 
 
 def test_uniform_specs_become_narrow_dtypes() -> None:
-    specs = ["b/BM=128/SWAP=True/S=ws/R=0.5/$M=256", "b/BM=64/SWAP=False/S=default/R=1/$M=256"]
+    specs = [
+        "b/BM=128/SWAP=True/S=ws/R=0.5/$M=256",
+        "b/BM=64/SWAP=False/S=default/R=1/$M=256",
+    ]
     decoded = expand_specs(specs)
     assert decoded.names == ("BM", "SWAP", "S", "R", "M")
-    assert decoded.columns["BM"].dtype == np.int64 and list(decoded.columns["BM"]) == [128, 64]
+    assert decoded.columns["BM"].dtype == np.int64 and list(decoded.columns["BM"]) == [
+        128,
+        64,
+    ]
     assert decoded.columns["SWAP"].dtype == bool
     assert list(decoded.columns["S"]) == ["ws", "default"]
-    assert decoded.columns["R"].dtype == np.float64 and list(decoded.columns["R"]) == [0.5, 1.0]
+    assert decoded.columns["R"].dtype == np.float64 and list(decoded.columns["R"]) == [
+        0.5,
+        1.0,
+    ]
 
 
 def test_missing_parameters_use_nullable_dtypes() -> None:
@@ -87,13 +106,23 @@ def _normal(values: Any) -> list[Any]:
 
 
 names = st.sampled_from(["BM", "BN", "$M", "S", "F"])
-values = st.one_of(st.integers(-5, 300), st.booleans(), st.sampled_from(["ws", "default", "0x10", "1.5", "'q'"]))
-spec_strings = st.lists(st.tuples(names, values), max_size=5).map(lambda kv: "stem" + "".join(f"/{k}={v}" for k, v in kv))
+values = st.one_of(
+    st.integers(-5, 300),
+    st.booleans(),
+    st.sampled_from(["ws", "default", "0x10", "1.5", "'q'"]),
+)
+spec_strings = st.lists(st.tuples(names, values), max_size=5).map(
+    lambda kv: "stem" + "".join(f"/{k}={v}" for k, v in kv)
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(spec_strings, min_size=1, max_size=12), st.sampled_from([1, 2, 3, 1 << 14]))
-def test_vectorized_decoding_matches_parsing_each_row(specs: list[str], chunk: int) -> None:
+@given(
+    st.lists(spec_strings, min_size=1, max_size=12), st.sampled_from([1, 2, 3, 1 << 14])
+)
+def test_vectorized_decoding_matches_parsing_each_row(
+    specs: list[str], chunk: int
+) -> None:
     old = spec_module.CHUNK_ROWS
     spec_module.CHUNK_ROWS = chunk
     try:
@@ -104,4 +133,9 @@ def test_vectorized_decoding_matches_parsing_each_row(specs: list[str], chunk: i
     assert list(decoded.names) == list(reference)
     for name, expected in reference.items():
         got = _normal(decoded.columns[name])
-        assert [g == e and (type(g) is type(e) or {type(g), type(e)} <= {int, float}) or (g is None and e is None) for g, e in zip(got, expected)] == [True] * len(expected), name
+        assert [
+            g == e
+            and (type(g) is type(e) or {type(g), type(e)} <= {int, float})
+            or (g is None and e is None)
+            for g, e in zip(got, expected)
+        ] == [True] * len(expected), name

@@ -9,14 +9,34 @@ from hooks.splice import replace_region
 
 CASES = [
     # (name, text, expected) with region "X\nY"
-    ("lf", "a\n  // BEGIN\nold\nold\n  // END\nz\n", "a\n  // BEGIN\nX\nY\n  // END\nz\n"),
+    (
+        "lf",
+        "a\n  // BEGIN\nold\nold\n  // END\nz\n",
+        "a\n  // BEGIN\nX\nY\n  // END\nz\n",
+    ),
     ("empty region", "BEGIN\nEND\n", "BEGIN\nX\nY\nEND\n"),
-    ("crlf", "a\r\nBEGIN\r\nold\r\nEND\r\nz\r\n", "a\r\nBEGIN\r\nX\r\nY\r\nEND\r\nz\r\n"),
+    (
+        "crlf",
+        "a\r\nBEGIN\r\nold\r\nEND\r\nz\r\n",
+        "a\r\nBEGIN\r\nX\r\nY\r\nEND\r\nz\r\n",
+    ),
     ("no final newline", "BEGIN\nold\nEND", "BEGIN\nX\nY\nEND"),
     ("crlf no final newline", "BEGIN\r\nEND", "BEGIN\r\nX\r\nY\r\nEND"),
-    ("mixed endings outside kept", "a\r\nBEGIN\nold\nEND\r\nb\n", "a\r\nBEGIN\nX\nY\nEND\r\nb\n"),
-    ("markers inside longer lines", "x = 1  # BEGIN here\n\n# END here\n", "x = 1  # BEGIN here\nX\nY\n# END here\n"),
-    ("form feed is not a line break", "\x0cBEGIN\x0c\nold\nEND\n", "\x0cBEGIN\x0c\nX\nY\nEND\n"),
+    (
+        "mixed endings outside kept",
+        "a\r\nBEGIN\nold\nEND\r\nb\n",
+        "a\r\nBEGIN\nX\nY\nEND\r\nb\n",
+    ),
+    (
+        "markers inside longer lines",
+        "x = 1  # BEGIN here\n\n# END here\n",
+        "x = 1  # BEGIN here\nX\nY\n# END here\n",
+    ),
+    (
+        "form feed is not a line break",
+        "\x0cBEGIN\x0c\nold\nEND\n",
+        "\x0cBEGIN\x0c\nX\nY\nEND\n",
+    ),
 ]
 
 
@@ -34,10 +54,22 @@ def test_already_fresh_is_identity() -> None:
 ERRORS = [
     ("a\nb\n", "t.mojo: error: begin marker 'BEGIN' not found"),
     ("BEGIN\nb\n", "t.mojo: error: end marker 'END' not found"),
-    ("BEGIN\nBEGIN\nEND\n", "t.mojo:2: error: begin marker 'BEGIN' occurs 2 times (lines 1 and 2); it must occur once"),
-    ("BEGIN\nEND\nx END\n", "t.mojo:3: error: end marker 'END' occurs 2 times (lines 2 and 3); it must occur once"),
-    ("END\nBEGIN\n", "t.mojo:1: error: end marker 'END' (line 1) must come after begin marker 'BEGIN' (line 2)"),
-    ("BEGIN END\n", "t.mojo:1: error: end marker 'END' (line 1) must come after begin marker 'BEGIN' (line 1)"),
+    (
+        "BEGIN\nBEGIN\nEND\n",
+        "t.mojo:2: error: begin marker 'BEGIN' occurs 2 times (lines 1 and 2); it must occur once",
+    ),
+    (
+        "BEGIN\nEND\nx END\n",
+        "t.mojo:3: error: end marker 'END' occurs 2 times (lines 2 and 3); it must occur once",
+    ),
+    (
+        "END\nBEGIN\n",
+        "t.mojo:1: error: end marker 'END' (line 1) must come after begin marker 'BEGIN' (line 2)",
+    ),
+    (
+        "BEGIN END\n",
+        "t.mojo:1: error: end marker 'END' (line 1) must come after begin marker 'BEGIN' (line 1)",
+    ),
 ]
 
 

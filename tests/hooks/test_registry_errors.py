@@ -68,16 +68,23 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "target-dot-dot",
         replace(SMALL_TARGET, "    target: ../x.py"),
-        [f"{REG}:25: error: table 'small-py': target '../x.py' resolves outside the repository ({{root}})"],
+        [
+            f"{REG}:25: error: table 'small-py': target '../x.py' resolves outside the repository ({{root}})"
+        ],
     ),
     (
         "manifest-absolute-outside",
         replace("manifest: python/tuning_small.yaml", "manifest: /etc/hostname"),
-        [f"{REG}:23: error: table 'small-py': manifest '/etc/hostname' resolves outside the repository ({{root}})"],
+        [
+            f"{REG}:23: error: table 'small-py': manifest '/etc/hostname' resolves outside the repository ({{root}})"
+        ],
     ),
     (
         "variant-dot-dot",
-        replace("{ranged: kernels/tuning_ranged.mojo.snippet}", "{ranged: kernels/../../r.snippet}"),
+        replace(
+            "{ranged: kernels/tuning_ranged.mojo.snippet}",
+            "{ranged: kernels/../../r.snippet}",
+        ),
         [
             f"{REG}:12: error: table 'sm100-ranged': snippet_variants 'kernels/../../r.snippet' "
             "resolves outside the repository ({root})"
@@ -91,7 +98,9 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "missing-everything",
         whole("tables:\n  - {}\n"),
-        [f"{REG}:2: error: table is missing name, manifest, snippet, target, begin_marker, end_marker"],
+        [
+            f"{REG}:2: error: table is missing name, manifest, snippet, target, begin_marker, end_marker"
+        ],
     ),
     (
         "table-not-a-mapping",
@@ -101,7 +110,9 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "unknown-language",
         replace("language: python", "language: rust"),
-        [f"{REG}:29: error: table 'small-py': unknown language 'rust' (choose from mojo, python, cpp)"],
+        [
+            f"{REG}:29: error: table 'small-py': unknown language 'rust' (choose from mojo, python, cpp)"
+        ],
     ),
     (
         "tables-not-a-list",
@@ -111,12 +122,19 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "duplicate-top-level-key",
         whole("tables: []\ntables: []\n"),
-        [f"{REG}:2: error: key 'tables' appears twice in one mapping (first on line 1)"],
+        [
+            f"{REG}:2: error: key 'tables' appears twice in one mapping (first on line 1)"
+        ],
     ),
     (
         "duplicate-key-in-table",
-        replace("    begin_marker: BEGIN-SMALL\n", "    begin_marker: BEGIN-SMALL\n    begin_marker: BEGIN-SMALL\n"),
-        [f"{REG}:27: error: key 'begin_marker' appears twice in one mapping (first on line 26)"],
+        replace(
+            "    begin_marker: BEGIN-SMALL\n",
+            "    begin_marker: BEGIN-SMALL\n    begin_marker: BEGIN-SMALL\n",
+        ),
+        [
+            f"{REG}:27: error: key 'begin_marker' appears twice in one mapping (first on line 26)"
+        ],
     ),
     (
         "unknown-top-level-key",
@@ -131,7 +149,9 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "invalid-yaml",
         whole("tables:\n  - name: [unclosed\n"),
-        [f"{REG}:3: error: invalid YAML: while parsing a flow sequence did not find expected ',' or ']'"],
+        [
+            f"{REG}:3: error: invalid YAML: while parsing a flow sequence did not find expected ',' or ']'"
+        ],
     ),
     (
         "every-table-error-listed",
@@ -154,21 +174,31 @@ def make_stale(repo: Path) -> None:
     manifest.write_text(text.replace("N: 2560", "N: 2688"))
 
 
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+def run_main(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
     code = main(args)
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def test_baseline_layout_is_fresh(codegen_repo: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_baseline_layout_is_fresh(
+    codegen_repo: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The starting point of every case: a valid registry, every region fresh."""
     assert run_main(["--check"], capsys) == (0, "", "")
 
 
-@pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("mutate", "expected"), [(m, e) for _, m, e in CASES], ids=[c[0] for c in CASES]
+)
 @pytest.mark.parametrize("check", [False, True], ids=["regenerate", "check"])
 def test_bad_registry(
-    codegen_repo: object, capsys: pytest.CaptureFixture[str], mutate: Mutation, expected: list[str], check: bool
+    codegen_repo: object,
+    capsys: pytest.CaptureFixture[str],
+    mutate: Mutation,
+    expected: list[str],
+    check: bool,
 ) -> None:
     root = Path.cwd()
     make_stale(root)
@@ -177,18 +207,26 @@ def test_bad_registry(
     before = snapshot_tree(root)
     code, out, err = run_main(["--check"] if check else [], capsys)
     assert (code, out) == (2, "")
-    assert err.splitlines() == [line.replace("{root}", str(root.resolve())) for line in expected]
+    assert err.splitlines() == [
+        line.replace("{root}", str(root.resolve())) for line in expected
+    ]
     assert snapshot_tree(root) == before
 
 
-def test_symlink_pointing_outside_is_refused(codegen_repo: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_symlink_pointing_outside_is_refused(
+    codegen_repo: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = Path.cwd()
     make_stale(root)
     outside = tmp_path / "outside.yaml"
     outside.write_text("params:\n- {M: 1, FAST: true, EXTRA: null}\n")
     (root / "python" / "link.yaml").symlink_to(outside)
     registry = root / REG
-    registry.write_text(registry.read_text().replace("manifest: python/tuning_small.yaml", "manifest: python/link.yaml"))
+    registry.write_text(
+        registry.read_text().replace(
+            "manifest: python/tuning_small.yaml", "manifest: python/link.yaml"
+        )
+    )
     before = snapshot_tree(root)
     assert run_main([], capsys) == (
         2,
@@ -198,12 +236,18 @@ def test_symlink_pointing_outside_is_refused(codegen_repo: object, tmp_path: Pat
     assert snapshot_tree(root) == before
 
 
-def test_symlink_inside_the_repository_is_accepted(codegen_repo: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_symlink_inside_the_repository_is_accepted(
+    codegen_repo: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The refusal is about where a path resolves, not about symlinks as such."""
     root = Path.cwd()
     (root / "python" / "link.snippet").symlink_to("small.py.snippet")
     registry = root / REG
-    registry.write_text(registry.read_text().replace("snippet: python/small.py.snippet", "snippet: python/link.snippet"))
+    registry.write_text(
+        registry.read_text().replace(
+            "snippet: python/small.py.snippet", "snippet: python/link.snippet"
+        )
+    )
     assert run_main(["--check"], capsys) == (0, "", "")
 
 
@@ -216,10 +260,16 @@ MISSING_CASES = [
     (
         "missing-snippet-and-manifest-in-two-targets",
         [
-            ("snippet: kernels/tuning_sm90.mojo.snippet", "snippet: kernels/nope.mojo.snippet"),
+            (
+                "snippet: kernels/tuning_sm90.mojo.snippet",
+                "snippet: kernels/nope.mojo.snippet",
+            ),
             ("manifest: python/tuning_small.yaml", "manifest: python/nope.yaml"),
         ],
-        ["kernels/nope.mojo.snippet: error: no such file", "python/nope.yaml: error: no such file"],
+        [
+            "kernels/nope.mojo.snippet: error: no such file",
+            "python/nope.yaml: error: no such file",
+        ],
     ),
     (
         "missing-target",
@@ -229,10 +279,18 @@ MISSING_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("edits", "expected"), [(e, x) for _, e, x in MISSING_CASES], ids=[c[0] for c in MISSING_CASES])
+@pytest.mark.parametrize(
+    ("edits", "expected"),
+    [(e, x) for _, e, x in MISSING_CASES],
+    ids=[c[0] for c in MISSING_CASES],
+)
 @pytest.mark.parametrize("check", [False, True], ids=["regenerate", "check"])
 def test_missing_file_while_other_tables_are_fine(
-    codegen_repo: object, capsys: pytest.CaptureFixture[str], edits: list[tuple[str, str]], expected: list[str], check: bool
+    codegen_repo: object,
+    capsys: pytest.CaptureFixture[str],
+    edits: list[tuple[str, str]],
+    expected: list[str],
+    check: bool,
 ) -> None:
     """All or nothing: the stale sm100-bf16 region is not written because another table fails."""
     root = Path.cwd()
@@ -249,9 +307,15 @@ def test_missing_file_while_other_tables_are_fine(
     assert snapshot_tree(root) == before
 
 
-def test_config_file_missing(codegen_repo: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_file_missing(
+    codegen_repo: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = snapshot_tree(Path.cwd())
-    assert run_main(["--config", "nope.yaml"], capsys) == (2, "", "nope.yaml: error: no such file\n")
+    assert run_main(["--config", "nope.yaml"], capsys) == (
+        2,
+        "",
+        "nope.yaml: error: no such file\n",
+    )
     assert snapshot_tree(Path.cwd()) == before
 
 
@@ -276,10 +340,14 @@ def test_real_script_exits_2_without_traceback(codegen_repo: object) -> None:
     root = Path.cwd()
     make_stale(root)
     registry = root / REG
-    registry.write_text(registry.read_text().replace("language: python", "language: rust"))
+    registry.write_text(
+        registry.read_text().replace("language: python", "language: rust")
+    )
     before = snapshot_tree(root)
     script = Path(sys.executable).with_name("tuning-codegen")
-    done = subprocess.run([str(script)], cwd=root, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(script)], cwd=root, capture_output=True, text=True, check=False
+    )
     assert (done.returncode, done.stdout, done.stderr) == (
         2,
         "",

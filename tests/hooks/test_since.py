@@ -61,7 +61,9 @@ def untracked_snippet(repo: Any) -> str:
     """A snippet git has never seen at REF (removed from the index, so untracked now)."""
     repo.git("rm", "-q", "--cached", RANGED_SNIPPET)
     repo.git("commit", "-q", "-m", "snippet not yet committed")
-    repo.edit(RANGED_SNIPPET, "    # ranged entry", "    # ranged twice\n    # ranged entry")
+    repo.edit(
+        RANGED_SNIPPET, "    # ranged entry", "    # ranged twice\n    # ranged entry"
+    )
     assert RANGED_SNIPPET in repo.git("status", "--porcelain", "--untracked-files=all")
     return "HEAD"
 
@@ -84,7 +86,10 @@ def unicode_path(repo: Any) -> str:
     repo.git("mv", BF16, new)
     reg = repo.registry.read_text()
     repo.registry.write_text(
-        reg.replace(f"manifest: {BF16}", f'manifest: "{new}"\n    source_label: tuning_table_sm100_bf16.yaml')
+        reg.replace(
+            f"manifest: {BF16}",
+            f'manifest: "{new}"\n    source_label: tuning_table_sm100_bf16.yaml',
+        )
     )
     repo.git("commit", "-q", "-am", "unicode name")
     bump_bf16(repo, new)
@@ -122,9 +127,17 @@ def assert_decoy_still_stale(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith(f"diff --git a/{PY} b/{PY}\n")
 
 
-@pytest.mark.parametrize(("prepare", "table", "change"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
+@pytest.mark.parametrize(
+    ("prepare", "table", "change"),
+    [s[1:] for s in SCENARIOS],
+    ids=[s[0] for s in SCENARIOS],
+)
 def test_check_since_reports_only_affected_tables(
-    repo: Any, capsys: pytest.CaptureFixture[str], prepare: Callable[[Any], str], table: str, change: str
+    repo: Any,
+    capsys: pytest.CaptureFixture[str],
+    prepare: Callable[[Any], str],
+    table: str,
+    change: str,
 ) -> None:
     ref = prepare(repo)
     before = repo.snapshot()
@@ -138,13 +151,25 @@ def test_check_since_reports_only_affected_tables(
     assert_decoy_still_stale(capsys)
 
 
-@pytest.mark.parametrize(("prepare", "table", "change"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
+@pytest.mark.parametrize(
+    ("prepare", "table", "change"),
+    [s[1:] for s in SCENARIOS],
+    ids=[s[0] for s in SCENARIOS],
+)
 def test_regenerate_since_rewrites_only_affected_tables(
-    repo: Any, capsys: pytest.CaptureFixture[str], prepare: Callable[[Any], str], table: str, change: str
+    repo: Any,
+    capsys: pytest.CaptureFixture[str],
+    prepare: Callable[[Any], str],
+    table: str,
+    change: str,
 ) -> None:
     ref = prepare(repo)
     before = repo.snapshot()
-    assert run(["--since", ref], capsys) == (0, f"regenerated {MOJO} (tables: {table})\n", "")
+    assert run(["--since", ref], capsys) == (
+        0,
+        f"regenerated {MOJO} (tables: {table})\n",
+        "",
+    )
     after = repo.snapshot()
     assert {k for k in after if after[k] != before.get(k)} == {MOJO}
     assert run(["--check", "--table", table], capsys) == (0, "", "")
@@ -153,7 +178,9 @@ def test_regenerate_since_rewrites_only_affected_tables(
     assert run(["--since", ref], capsys) == (0, "", "")
 
 
-def test_nothing_registered_changed(repo: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_nothing_registered_changed(
+    repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo.git("tag", "ref")
     repo.path("docs/notes.txt").write_text("committed change\n")
     repo.git("commit", "-q", "-am", "notes")
@@ -167,67 +194,113 @@ def test_nothing_registered_changed(repo: Any, capsys: pytest.CaptureFixture[str
     assert_decoy_still_stale(capsys)
 
 
-def test_since_head_with_clean_tree_is_a_no_op(repo: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_since_head_with_clean_tree_is_a_no_op(
+    repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = repo.snapshot()
     assert run(["--since", "HEAD"], capsys) == (0, "", "")
     assert repo.snapshot() == before
 
 
-def test_registry_changed_means_every_table(repo: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_registry_changed_means_every_table(
+    repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo.git("tag", "ref")
     repo.registry.write_text(repo.registry.read_text() + "# one more comment\n")
     code, out, err = run(["--check", "--since", "ref"], capsys)
     assert (code, err) == (1, "")
     assert out.startswith(f"diff --git a/{PY} b/{PY}\n")
-    assert "-    Config(m=64, fast=False" in out and "+    Config(m=128, fast=False" in out
+    assert (
+        "-    Config(m=64, fast=False" in out and "+    Config(m=128, fast=False" in out
+    )
     assert out.endswith(ONE_STALE)
-    assert run(["--since", "ref"], capsys) == (0, f"regenerated {PY} (tables: small-py)\n", "")
+    assert run(["--since", "ref"], capsys) == (
+        0,
+        f"regenerated {PY} (tables: small-py)\n",
+        "",
+    )
 
 
-def test_renamed_away_is_still_a_change(repo: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_renamed_away_is_still_a_change(
+    repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A registered manifest moved away: the table is selected and its error reported."""
     repo.git("mv", BF16, "kernels/moved.yaml")
     before = repo.snapshot()
-    assert run(["--check", "--since", "HEAD"], capsys) == (2, "", f"{BF16}: error: no such file\n")
+    assert run(["--check", "--since", "HEAD"], capsys) == (
+        2,
+        "",
+        f"{BF16}: error: no such file\n",
+    )
     assert repo.snapshot() == before
 
 
-def test_since_combined_with_table(repo: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_since_combined_with_table(
+    repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--table narrows the tables --since selects: both conditions must hold."""
     bump_bf16(repo)
-    assert run(["--check", "--since", "HEAD", "--table", "sm90-fp8"], capsys) == (0, "", "")
+    assert run(["--check", "--since", "HEAD", "--table", "sm90-fp8"], capsys) == (
+        0,
+        "",
+        "",
+    )
     code, out, _ = run(["--check", "--since", "HEAD", "--table", "sm100-bf16"], capsys)
     assert code == 1 and BF16_CHANGE in out
 
 
-def test_since_from_a_subfolder(repo: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_since_from_a_subfolder(
+    repo: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The registry is found upwards; paths in the output are relative to the working directory."""
     bump_bf16(repo)
     monkeypatch.chdir(repo.path("kernels"))
     code, out, err = run(["--check", "--since", "HEAD"], capsys)
     assert (code, err) == (1, "")
     assert out.startswith(DIFF_HEAD) and out.endswith(ONE_STALE)
-    assert run(["--since", "HEAD"], capsys) == (0, "regenerated tuning_configs.mojo (tables: sm100-bf16)\n", "")
+    assert run(["--since", "HEAD"], capsys) == (
+        0,
+        "regenerated tuning_configs.mojo (tables: sm100-bf16)\n",
+        "",
+    )
 
 
-@pytest.mark.parametrize("ref", ["nope", "HEAD~5", "0123456789abcdef0123456789abcdef01234567"])
+@pytest.mark.parametrize(
+    "ref", ["nope", "HEAD~5", "0123456789abcdef0123456789abcdef01234567"]
+)
 def test_unknown_ref(repo: Any, capsys: pytest.CaptureFixture[str], ref: str) -> None:
     bump_bf16(repo)
     before = repo.snapshot()
-    assert run(["--since", ref], capsys) == (2, "", f"{Path.cwd()}: error: --since: unknown revision '{ref}'\n")
+    assert run(["--since", ref], capsys) == (
+        2,
+        "",
+        f"{Path.cwd()}: error: --since: unknown revision '{ref}'\n",
+    )
     assert repo.snapshot() == before
 
 
-def test_since_in_a_repository_without_commits(git_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_since_in_a_repository_without_commits(
+    git_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (git_repo / ".tuning-codegen.yaml").write_text("tables: []\n")
-    assert run(["--since", "HEAD"], capsys) == (2, "", f"{git_repo}: error: --since: unknown revision 'HEAD'\n")
+    assert run(["--since", "HEAD"], capsys) == (
+        2,
+        "",
+        f"{git_repo}: error: --since: unknown revision 'HEAD'\n",
+    )
 
 
-def test_since_outside_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_since_outside_a_git_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     for name in [n for n in os.environ if n.startswith("GIT_")]:
         monkeypatch.delenv(name)
     folder = tmp_path / "plain"
     folder.mkdir()
     (folder / ".tuning-codegen.yaml").write_text("tables: []\n")
     monkeypatch.chdir(folder)
-    assert run(["--since", "HEAD"], capsys) == (2, "", f"{folder}: error: --since needs a git repository\n")
+    assert run(["--since", "HEAD"], capsys) == (
+        2,
+        "",
+        f"{folder}: error: --since needs a git repository\n",
+    )

@@ -7,20 +7,35 @@ from hypothesis import strategies as st
 
 from hooks.splice import replace_region
 
-line_text = st.text(alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=12).filter(
-    lambda s: "BEGIN" not in s and "END" not in s
-)
+line_text = st.text(
+    alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)),
+    max_size=12,
+).filter(lambda s: "BEGIN" not in s and "END" not in s)
 lines = st.lists(line_text, max_size=5)
 newline = st.sampled_from(["\n", "\r\n"])
 region = st.lists(line_text.filter(bool), min_size=1, max_size=4).map("\n".join)
 
 
-@given(before=lines, inside=lines, after=lines, nl=newline, generated=region, final_newline=st.booleans())
+@given(
+    before=lines,
+    inside=lines,
+    after=lines,
+    nl=newline,
+    generated=region,
+    final_newline=st.booleans(),
+)
 def test_only_the_region_changes(
-    before: list[str], inside: list[str], after: list[str], nl: str, generated: str, final_newline: bool
+    before: list[str],
+    inside: list[str],
+    after: list[str],
+    nl: str,
+    generated: str,
+    final_newline: bool,
 ) -> None:
     head = "".join(line + nl for line in before) + "// BEGIN" + nl
-    tail = "// END" + "".join(nl + line for line in after) + (nl if final_newline else "")
+    tail = (
+        "// END" + "".join(nl + line for line in after) + (nl if final_newline else "")
+    )
     text = head + "".join(line + nl for line in inside) + tail
     result = replace_region(text, "BEGIN", "END", generated)
     assert result == head + generated.replace("\n", nl) + nl + tail
@@ -28,5 +43,7 @@ def test_only_the_region_changes(
     # splicing the old contents back restores the original bytes
     old_region = "".join(line + nl for line in inside)
     if old_region:
-        restored = replace_region(result, "BEGIN", "END", old_region[: -len(nl)].replace(nl, "\n"))
+        restored = replace_region(
+            result, "BEGIN", "END", old_region[: -len(nl)].replace(nl, "\n")
+        )
         assert restored == text

@@ -14,14 +14,24 @@ from hooks.cli import main
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "codegen"
 TABLES = {
-    "sm100-bf16": ("tuning_table_sm100_bf16.yaml", "tuning_sm100.mojo.snippet", [], "SM100-BF16"),
+    "sm100-bf16": (
+        "tuning_table_sm100_bf16.yaml",
+        "tuning_sm100.mojo.snippet",
+        [],
+        "SM100-BF16",
+    ),
     "sm100-ranged": (
         "tuning_table_sm100_ranged.yaml",
         "tuning_sm100.mojo.snippet",
         ["--snippet-variant", "ranged=tuning_ranged.mojo.snippet"],
         "SM100-RANGED",
     ),
-    "sm90-fp8": ("tuning_table_sm90_fp8.yaml", "tuning_sm90.mojo.snippet", [], "SM90-FP8"),
+    "sm90-fp8": (
+        "tuning_table_sm90_fp8.yaml",
+        "tuning_sm90.mojo.snippet",
+        [],
+        "SM90-FP8",
+    ),
 }
 
 
@@ -36,7 +46,12 @@ def args(name: str, *extra: str) -> list[str]:
 
 def blank_regions(text: str) -> str:
     """The golden target with every generated region emptied."""
-    return re.sub(r"(# BEGIN-TUNING-LIST-[\w-]+\n).*?(\s*# END-TUNING-LIST)", r"\1\2", text, flags=re.S).replace("\n\n        # END", "\n        # END")
+    return re.sub(
+        r"(# BEGIN-TUNING-LIST-[\w-]+\n).*?(\s*# END-TUNING-LIST)",
+        r"\1\2",
+        text,
+        flags=re.S,
+    ).replace("\n\n        # END", "\n        # END")
 
 
 @pytest.fixture
@@ -54,7 +69,9 @@ def test_golden_target_is_fresh(work: Path, capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr() == ("", "")
 
 
-def test_regenerating_blank_regions_reproduces_golden_bytes(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_regenerating_blank_regions_reproduces_golden_bytes(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     golden = (FIXTURES / "tuning_configs.mojo").read_bytes()
     blank = blank_regions(golden.decode())
     assert "Automatically generated" not in blank
@@ -80,24 +97,37 @@ def test_target_without_final_newline_keeps_it(work: Path) -> None:
     target.write_bytes(b"x\n# BEGIN-TUNING-LIST-SM90-FP8\n# END-TUNING-LIST-SM90-FP8")
     assert main(args("sm90-fp8")) == 0
     data = target.read_bytes()
-    assert data.startswith(b"x\n# BEGIN-TUNING-LIST-SM90-FP8\n        # Automatically generated")
+    assert data.startswith(
+        b"x\n# BEGIN-TUNING-LIST-SM90-FP8\n        # Automatically generated"
+    )
     assert data.endswith(b"        ),\n# END-TUNING-LIST-SM90-FP8")
 
 
-def test_check_prints_diff_and_writes_nothing(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_prints_diff_and_writes_nothing(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     manifest = work / "tuning_table_sm90_fp8.yaml"
     manifest.write_text(manifest.read_text().replace("BN: 112", "BN: 128"))
     before = (work / "tuning_configs.mojo").read_bytes()
     assert main(args("sm90-fp8", "--check")) == 1
     out, err = capsys.readouterr()
     assert err == ""
-    assert out.splitlines()[:3] == ["--- tuning_configs.mojo", "+++ tuning_configs.mojo", "@@ -114,7 +114,7 @@"]
-    assert "-            block_tile_shape=Index(128, 112, 128),\n+            block_tile_shape=Index(128, 128, 128),\n" in out
+    assert out.splitlines()[:3] == [
+        "--- tuning_configs.mojo",
+        "+++ tuning_configs.mojo",
+        "@@ -114,7 +114,7 @@",
+    ]
+    assert (
+        "-            block_tile_shape=Index(128, 112, 128),\n+            block_tile_shape=Index(128, 128, 128),\n"
+        in out
+    )
     assert out.endswith("1 stale region in 1 file; run tuning-codegen to regenerate\n")
     assert (work / "tuning_configs.mojo").read_bytes() == before
 
 
-def test_regenerate_keeps_mode_and_skips_unchanged_file(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_regenerate_keeps_mode_and_skips_unchanged_file(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = work / "tuning_configs.mojo"
     os.chmod(target, 0o640)
     old_inode = target.stat().st_ino
@@ -109,7 +139,10 @@ def test_regenerate_keeps_mode_and_skips_unchanged_file(work: Path, capsys: pyte
     assert main(args("sm90-fp8")) == 0
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert "Index(128, 128, 128)" in target.read_text()
-    assert sorted(p.name for p in work.iterdir() if p.name.startswith(".tuning_configs")) == []
+    assert (
+        sorted(p.name for p in work.iterdir() if p.name.startswith(".tuning_configs"))
+        == []
+    )
 
 
 def test_source_label_defaults_to_manifest_name(work: Path) -> None:
@@ -121,15 +154,36 @@ def test_source_label_defaults_to_manifest_name(work: Path) -> None:
 
 BAD_INPUTS = [
     ("missing manifest", ["--manifest", "nope.yaml"], "nope.yaml: error: no such file"),
-    ("missing snippet", ["--snippet", "nope.snippet"], "nope.snippet: error: no such file"),
-    ("target is a directory", ["--target", "."], ".: error: is a directory, expected a file"),
-    ("bad variant flag", ["--snippet-variant", "ranged"], "--snippet-variant: error: expected NAME=PATH, got 'ranged'"),
+    (
+        "missing snippet",
+        ["--snippet", "nope.snippet"],
+        "nope.snippet: error: no such file",
+    ),
+    (
+        "target is a directory",
+        ["--target", "."],
+        ".: error: is a directory, expected a file",
+    ),
+    (
+        "bad variant flag",
+        ["--snippet-variant", "ranged"],
+        "--snippet-variant: error: expected NAME=PATH, got 'ranged'",
+    ),
     (
         "duplicate variant",
-        ["--snippet-variant", "a=tuning_ranged.mojo.snippet", "--snippet-variant", "a=tuning_sm90.mojo.snippet"],
+        [
+            "--snippet-variant",
+            "a=tuning_ranged.mojo.snippet",
+            "--snippet-variant",
+            "a=tuning_sm90.mojo.snippet",
+        ],
         "--snippet-variant: error: variant 'a' given twice",
     ),
-    ("missing begin marker", ["--begin-marker", "NOPE"], "tuning_configs.mojo: error: begin marker 'NOPE' not found"),
+    (
+        "missing begin marker",
+        ["--begin-marker", "NOPE"],
+        "tuning_configs.mojo: error: begin marker 'NOPE' not found",
+    ),
     (
         "twice in file",
         ["--begin-marker", "TuningConfigSM90("],
@@ -138,11 +192,19 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "override", "message"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+@pytest.mark.parametrize(
+    ("name", "override", "message"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS]
+)
 def test_bad_input_exit_2_one_line_nothing_written(
-    work: Path, capsys: pytest.CaptureFixture[str], name: str, override: list[str], message: str
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    override: list[str],
+    message: str,
 ) -> None:
-    (work / "tuning_table_sm90_fp8.yaml").write_text((work / "tuning_table_sm90_fp8.yaml").read_text().replace("BN: 112", "BN: 64"))
+    (work / "tuning_table_sm90_fp8.yaml").write_text(
+        (work / "tuning_table_sm90_fp8.yaml").read_text().replace("BN: 112", "BN: 64")
+    )
     before = {p.name: p.read_bytes() for p in work.iterdir() if p.is_file()}
     argv = args("sm90-fp8")
     for flag, value in zip(override[::2], override[1::2]):
@@ -159,10 +221,15 @@ def test_bad_input_exit_2_one_line_nothing_written(
 def test_non_utf8_manifest(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (work / "tuning_table_sm90_fp8.yaml").write_bytes(b"params:\n- {M: \xff}\n")
     assert main(args("sm90-fp8")) == 2
-    assert capsys.readouterr().err == "tuning_table_sm90_fp8.yaml:2: error: not valid UTF-8 (byte 0xff at offset 14)\n"
+    assert (
+        capsys.readouterr().err
+        == "tuning_table_sm90_fp8.yaml:2: error: not valid UTF-8 (byte 0xff at offset 14)\n"
+    )
 
 
-def test_missing_snippet_parameters_name_entry_and_manifest(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_snippet_parameters_name_entry_and_manifest(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (work / "tuning_table_sm90_fp8.yaml").write_text("params:\n- {M: 1}\n")
     before = (work / "tuning_configs.mojo").read_bytes()
     assert main(args("sm90-fp8")) == 2
@@ -173,9 +240,14 @@ def test_missing_snippet_parameters_name_entry_and_manifest(work: Path, capsys: 
     assert (work / "tuning_configs.mojo").read_bytes() == before
 
 
-def test_mixing_modes_is_a_usage_error(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mixing_modes_is_a_usage_error(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(args("sm90-fp8", "--since", "HEAD")) == 2
-    assert capsys.readouterr().err == "tuning-codegen: error: --since cannot be combined with single-table flags (--manifest ...)\n"
+    assert (
+        capsys.readouterr().err
+        == "tuning-codegen: error: --since cannot be combined with single-table flags (--manifest ...)\n"
+    )
     assert main(["--manifest", "x.yaml"]) == 2
     assert capsys.readouterr().err == (
         "tuning-codegen: error: single-table mode also needs --snippet, --target, --begin-marker, --end-marker\n"

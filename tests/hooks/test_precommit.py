@@ -37,7 +37,11 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def env_for(pre_commit_home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"
+    }
     env["PRE_COMMIT_HOME"] = str(pre_commit_home)
     env["PRE_COMMIT_COLOR"] = "never"
     return env
@@ -52,7 +56,13 @@ class Hooked:
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            list(args), cwd=self.repo.root, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False
+            list(args),
+            cwd=self.repo.root,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            check=False,
         )
 
     def commit(self, message: str) -> subprocess.CompletedProcess[str]:
@@ -67,7 +77,9 @@ class Hooked:
 
 def install(repo: Any, pre_commit_home: Path, *hook_ids: str) -> Hooked:
     config = {"repos": [{"repo": "local", "hooks": [local_hook(h) for h in hook_ids]}]}
-    (repo.root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo.root / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump(config, sort_keys=False)
+    )
     repo.git("add", ".pre-commit-config.yaml")
     repo.git("commit", "-q", "--no-verify", "-m", "pre-commit config")
     hooked = Hooked(repo, env_for(pre_commit_home))
@@ -78,7 +90,9 @@ def install(repo: Any, pre_commit_home: Path, *hook_ids: str) -> Hooked:
 
 def status_line(output: str, name: str) -> str:
     """``Failed``/``Passed``/... of the hook called ``name`` in pre-commit's output."""
-    match = re.search(rf"^{re.escape(name)}\.+\(?([A-Za-z ]+?)\)?$", output, re.MULTILINE)
+    match = re.search(
+        rf"^{re.escape(name)}\.+\(?([A-Za-z ]+?)\)?$", output, re.MULTILINE
+    )
     assert match, output
     return match.group(1)
 
@@ -102,7 +116,9 @@ def test_published_hooks_are_declared_as_the_issue_asks() -> None:
     assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --check"
 
 
-def test_changed_manifest_fails_commit_regenerates_then_passes(codegen_repo: Any, pre_commit_home: Path) -> None:
+def test_changed_manifest_fails_commit_regenerates_then_passes(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
     hooked = install(codegen_repo, pre_commit_home, "tuning-codegen")
     start = hooked.head()
     bump_bf16(codegen_repo)
@@ -123,10 +139,14 @@ def test_changed_manifest_fails_commit_regenerates_then_passes(codegen_repo: Any
     assert status_line(done.stdout, REGENERATE) == "Passed"
     assert hooked.head() != start
     assert codegen_repo.git("status", "--porcelain") == ""
-    assert sorted(codegen_repo.git("show", "--name-only", "--format=", "HEAD").split()) == sorted([BF16, MOJO])
+    assert sorted(
+        codegen_repo.git("show", "--name-only", "--format=", "HEAD").split()
+    ) == sorted([BF16, MOJO])
 
 
-def test_check_hook_fails_with_diff_and_writes_nothing(codegen_repo: Any, pre_commit_home: Path) -> None:
+def test_check_hook_fails_with_diff_and_writes_nothing(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
     hooked = install(codegen_repo, pre_commit_home, "tuning-codegen-check")
     start = hooked.head()
     bump_bf16(codegen_repo)
@@ -150,7 +170,9 @@ def test_check_hook_fails_with_diff_and_writes_nothing(codegen_repo: Any, pre_co
     assert codegen_repo.snapshot() == before
 
 
-def test_commit_touching_no_registered_file_passes_and_writes_nothing(codegen_repo: Any, pre_commit_home: Path) -> None:
+def test_commit_touching_no_registered_file_passes_and_writes_nothing(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
     hooked = install(codegen_repo, pre_commit_home, "tuning-codegen")
     # a stale table already in history; a commit that does not touch it must not care
     codegen_repo.edit("python/tuning_small.yaml", "M: 64", "M: 128")
@@ -166,11 +188,19 @@ def test_commit_touching_no_registered_file_passes_and_writes_nothing(codegen_re
     assert codegen_repo.snapshot() == before
 
 
-def test_snippet_change_regenerates_every_table_using_it(codegen_repo: Any, pre_commit_home: Path) -> None:
+def test_snippet_change_regenerates_every_table_using_it(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
     hooked = install(codegen_repo, pre_commit_home, "tuning-codegen")
-    codegen_repo.edit("kernels/tuning_sm100.mojo.snippet", "    M=[@M],\n", "    # sm100\n    M=[@M],\n")
+    codegen_repo.edit(
+        "kernels/tuning_sm100.mojo.snippet",
+        "    M=[@M],\n",
+        "    # sm100\n    M=[@M],\n",
+    )
     codegen_repo.git("add", "kernels/tuning_sm100.mojo.snippet")
-    untouched_sm90 = codegen_repo.mojo_target.read_text().split("# BEGIN-TUNING-LIST-SM90-FP8")[1]
+    untouched_sm90 = codegen_repo.mojo_target.read_text().split(
+        "# BEGIN-TUNING-LIST-SM90-FP8"
+    )[1]
 
     done = hooked.commit("annotate sm100 entries")
     assert done.returncode != 0, done.stdout
@@ -184,28 +214,42 @@ def test_snippet_change_regenerates_every_table_using_it(codegen_repo: Any, pre_
     assert hooked.commit("annotate sm100 entries").returncode == 0
 
 
-def test_registry_change_triggers_every_table(codegen_repo: Any, pre_commit_home: Path) -> None:
+def test_registry_change_triggers_every_table(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
     hooked = install(codegen_repo, pre_commit_home, "tuning-codegen")
     codegen_repo.edit("python/tuning_small.yaml", "M: 64", "M: 128")
     codegen_repo.edit("kernels/tuning_table_sm90_fp8.yaml", "BN: 112", "BN: 128")
-    codegen_repo.git("commit", "-q", "--no-verify", "-am", "two stale tables on purpose")
+    codegen_repo.git(
+        "commit", "-q", "--no-verify", "-am", "two stale tables on purpose"
+    )
     codegen_repo.registry.write_text(codegen_repo.registry.read_text() + "# reviewed\n")
     codegen_repo.git("add", ".tuning-codegen.yaml")
 
     done = hooked.commit("registry comment")
     assert done.returncode != 0, done.stdout
-    assert f"regenerated {MOJO} (tables: sm90-fp8)\nregenerated {PY} (tables: small-py)\n" in done.stdout
+    assert (
+        f"regenerated {MOJO} (tables: sm90-fp8)\nregenerated {PY} (tables: small-py)\n"
+        in done.stdout
+    )
     codegen_repo.git("add", MOJO, PY)
     done = hooked.commit("registry comment")
     assert done.returncode == 0, done.stdout
 
 
-def test_bad_registry_fails_commit_and_leaves_files_untouched(codegen_repo: Any, pre_commit_home: Path) -> None:
+def test_bad_registry_fails_commit_and_leaves_files_untouched(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
     hooked = install(codegen_repo, pre_commit_home, "tuning-codegen")
     start = hooked.head()
     bump_bf16(codegen_repo)
     registry = codegen_repo.registry
-    registry.write_text(registry.read_text().replace("    manifest: kernels/tuning_table_sm90", "    manfest: kernels/tuning_table_sm90"))
+    registry.write_text(
+        registry.read_text().replace(
+            "    manifest: kernels/tuning_table_sm90",
+            "    manfest: kernels/tuning_table_sm90",
+        )
+    )
     codegen_repo.git("add", BF16, ".tuning-codegen.yaml")
     before = codegen_repo.snapshot()
 
@@ -213,7 +257,10 @@ def test_bad_registry_fails_commit_and_leaves_files_untouched(codegen_repo: Any,
     assert done.returncode != 0, done.stdout
     assert status_line(done.stdout, REGENERATE) == "Failed"
     assert "- exit code: 2" in done.stdout
-    assert ".tuning-codegen.yaml:17: error: unknown key 'manfest' in table; did you mean 'manifest'?\n" in done.stdout
+    assert (
+        ".tuning-codegen.yaml:17: error: unknown key 'manfest' in table; did you mean 'manifest'?\n"
+        in done.stdout
+    )
     assert "Traceback" not in done.stdout
     assert codegen_repo.snapshot() == before
     assert hooked.head() == start
@@ -224,7 +271,9 @@ def test_bad_registry_fails_commit_and_leaves_files_untouched(codegen_repo: Any,
 
 @pytest.fixture(scope="session")
 def try_repo_run(
-    tmp_path_factory: pytest.TempPathFactory, pre_commit_home: Path, new_codegen_repo: Callable[[Path], Any]
+    tmp_path_factory: pytest.TempPathFactory,
+    pre_commit_home: Path,
+    new_codegen_repo: Callable[[Path], Any],
 ) -> tuple[Any, dict[str, bytes], str, int]:
     """One ``pre-commit try-repo PROJECT --all-files`` in a repository with a stale table."""
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -235,7 +284,14 @@ def try_repo_run(
         repo.commit_all("stale bf16 table")
         before = repo.snapshot()
         done = subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(PROJECT), "--all-files"],
+            [
+                sys.executable,
+                "-m",
+                "pre_commit",
+                "try-repo",
+                str(PROJECT),
+                "--all-files",
+            ],
             cwd=repo.root,
             env=env_for(pre_commit_home),
             stdout=subprocess.PIPE,
@@ -246,7 +302,9 @@ def try_repo_run(
     return repo, before, done.stdout, done.returncode
 
 
-def test_try_repo_runs_both_published_hooks(try_repo_run: tuple[Any, dict[str, bytes], str, int]) -> None:
+def test_try_repo_runs_both_published_hooks(
+    try_repo_run: tuple[Any, dict[str, bytes], str, int],
+) -> None:
     repo, before, output, code = try_repo_run
     assert code == 1, output
     assert status_line(output, REGENERATE) == "Failed"

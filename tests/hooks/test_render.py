@@ -7,7 +7,12 @@ import pytest
 from hooks.errors import CodegenError, CodegenErrors
 from hooks.languages import LANGUAGES
 from hooks.manifest import Entry
-from hooks.render import fill_placeholders, format_value, normalize_snippet, render_region
+from hooks.render import (
+    fill_placeholders,
+    format_value,
+    normalize_snippet,
+    render_region,
+)
 
 
 def entry(index: int, **values: object) -> Entry:
@@ -39,7 +44,9 @@ def test_fill_placeholders_reports_every_missing_name_sorted() -> None:
 
 
 def test_region_exact_bytes() -> None:
-    snippet = normalize_snippet("Cfg(\n    # [@M] rows\n    m=[@M],\n\n    ab=[@AB],\n)\n\n  \n")
+    snippet = normalize_snippet(
+        "Cfg(\n    # [@M] rows\n    m=[@M],\n\n    ab=[@AB],\n)\n\n  \n"
+    )
     region = render_region(
         [entry(0, M=16, AB=True), entry(1, M=32, AB=None)],
         {None: snippet},
@@ -68,15 +75,26 @@ def test_region_exact_bytes() -> None:
 
 def test_cpp_language_and_custom_indent() -> None:
     region = render_region(
-        [entry(0, X=False)], {None: "{[@X]}"}, source_label="t.yaml", manifest_path="t.yaml", indent="  ", language=LANGUAGES["cpp"]
+        [entry(0, X=False)],
+        {None: "{[@X]}"},
+        source_label="t.yaml",
+        manifest_path="t.yaml",
+        indent="  ",
+        language=LANGUAGES["cpp"],
     )
-    assert region == "  // Automatically generated from [t.yaml]\n  // index: [0]\n  {false},"
+    assert (
+        region
+        == "  // Automatically generated from [t.yaml]\n  // index: [0]\n  {false},"
+    )
 
 
 def test_snippet_variants_are_picked_by_template() -> None:
     snippets = {None: "A([@M])", "ranged": "R([@M], [@M_END])"}
     region = render_region(
-        [entry(0, M=1), entry(1, M=2, M_END=8, _template="ranged")], snippets, source_label="t", manifest_path="t"
+        [entry(0, M=1), entry(1, M=2, M_END=8, _template="ranged")],
+        snippets,
+        source_label="t",
+        manifest_path="t",
     )
     assert region.splitlines()[2] == "        A(1),"
     assert region.splitlines()[5] == "        R(2, 8),"
@@ -85,7 +103,12 @@ def test_snippet_variants_are_picked_by_template() -> None:
 def test_every_failing_entry_is_reported() -> None:
     with pytest.raises(CodegenErrors) as info:
         render_region(
-            [entry(0, M=1), entry(1, _template="wide"), entry(2, _template=3), entry(3)],
+            [
+                entry(0, M=1),
+                entry(1, _template="wide"),
+                entry(2, _template=3),
+                entry(3),
+            ],
             {None: "[@M] [@N]", "ranged": "[@M]"},
             source_label="t",
             manifest_path="t.yaml",

@@ -53,11 +53,17 @@ def test_list_of_mappings_anchor_merges() -> None:
 
 def test_order_index_and_line_are_kept() -> None:
     manifest = parse_manifest("params:\n- {M: 3}\n- {M: 1}\n\n- {M: 2}\n", "m.yaml")
-    assert [(e.index, e.line, e.values["M"]) for e in manifest.entries] == [(0, 2, 3), (1, 3, 1), (2, 5, 2)]
+    assert [(e.index, e.line, e.values["M"]) for e in manifest.entries] == [
+        (0, 2, 3),
+        (1, 3, 1),
+        (2, 5, 2),
+    ]
 
 
 def test_other_top_level_keys_are_metadata() -> None:
-    manifest = parse_manifest("name: x\nfile: y.mojo\nmetadata: {a: 1}\nparams: []\n", "m.yaml")
+    manifest = parse_manifest(
+        "name: x\nfile: y.mojo\nmetadata: {a: 1}\nparams: []\n", "m.yaml"
+    )
     assert manifest.entries == ()
     assert manifest.document["name"] == "x"
 
@@ -68,18 +74,46 @@ def test_duplicates_through_a_later_override_are_not_errors() -> None:
 
 
 BAD = [
-    ("params:\n- M: 1\n  M: 2\n", 3, "key 'M' appears twice in one mapping (first on line 2)"),
-    ("defaults: &d\n  A: 1\n  A: 1\nparams: []\n", 3, "key 'A' appears twice in one mapping (first on line 2)"),
-    ("params: []\nparams: []\n", 2, "key 'params' appears twice in one mapping (first on line 1)"),
+    (
+        "params:\n- M: 1\n  M: 2\n",
+        3,
+        "key 'M' appears twice in one mapping (first on line 2)",
+    ),
+    (
+        "defaults: &d\n  A: 1\n  A: 1\nparams: []\n",
+        3,
+        "key 'A' appears twice in one mapping (first on line 2)",
+    ),
+    (
+        "params: []\nparams: []\n",
+        2,
+        "key 'params' appears twice in one mapping (first on line 1)",
+    ),
     ("- 1\n- 2\n", 1, "expected a mapping with a 'params' list, got a list"),
-    ("just text\n", 1, "expected a mapping with a 'params' list, got the scalar 'just text'"),
+    (
+        "just text\n",
+        1,
+        "expected a mapping with a 'params' list, got the scalar 'just text'",
+    ),
     ("", None, "expected a mapping with a 'params' list, got an empty document"),
     ("name: x\n", 1, "no 'params' key: a manifest lists its entries under 'params'"),
     ("params: {M: 1}\n", 1, "'params' must be a list of mappings, got a mapping"),
     ("params:\n- {M: 1}\n- 7\n", 3, "params[1] must be a mapping, got the scalar '7'"),
-    ("params:\n- {M: 1, K: 2}\n- {K: 2, M: 1}\n", 3, "params[1] is identical to params[0] after merging"),
-    ("d: &d {M: 1}\nparams:\n- <<: *d\n- M: 1\n", 4, "params[1] is identical to params[0] after merging"),
-    ("params: [\n", 2, "invalid YAML: while parsing a flow node did not find expected node content"),
+    (
+        "params:\n- {M: 1, K: 2}\n- {K: 2, M: 1}\n",
+        3,
+        "params[1] is identical to params[0] after merging",
+    ),
+    (
+        "d: &d {M: 1}\nparams:\n- <<: *d\n- M: 1\n",
+        4,
+        "params[1] is identical to params[0] after merging",
+    ),
+    (
+        "params: [\n",
+        2,
+        "invalid YAML: while parsing a flow node did not find expected node content",
+    ),
     ("params:\n- <<: *nowhere\n", 2, "invalid YAML: found undefined alias"),
 ]
 

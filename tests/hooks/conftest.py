@@ -102,7 +102,9 @@ def clean_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    )
     return done.stdout
 
 
