@@ -230,7 +230,7 @@ def _options(files: tuple[str, ...], opts: dict[str, object]) -> Options:
 
 
 def _print(options: Options, outcome: object) -> None:
-    from kprofile import output
+    from kprofile.render import output
     from kprofile.run import Outcome
 
     assert isinstance(outcome, Outcome)

@@ -14,19 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.analysis import (
+from kprofile.core.analysis import (
     CommonConfig,
     common_config,
     common_shape_columns,
     split_by,
 )
 from kprofile.errors import InvalidInput, KprofileError, usage_error
-from kprofile.load import Results, load_inputs
-from kprofile.manifest_out import Source, manifest_path, manifest_text
-from kprofile.metric import Metric, metric_values, rank_order, resolve_metric
+from kprofile.inputs.load import Results, load_inputs
+from kprofile.manifest.write import Source, manifest_path, manifest_text
+from kprofile.core.metric import Metric, metric_values, rank_order, resolve_metric
 from kprofile.options import Options, check_combinations
-from kprofile.report import Section
-from kprofile.views import (
+from kprofile.render.section import Section
+from kprofile.modes.views import (
     common_view,
     group_label,
     head_view,
@@ -100,7 +100,7 @@ def run(options: Options, outcome: Outcome) -> Outcome:
 
 
 def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[Results]:
-    from kprofile.merge import query_rows
+    from kprofile.modes.merge import query_rows
 
     kept = []
     for results in inputs:
@@ -119,7 +119,7 @@ def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[R
 
 
 def _views(options: Options, outcome: Outcome, metric: Metric) -> None:
-    from kprofile.update_view import chosen_config
+    from kprofile.modes.update import chosen_config
 
     selected: list[dict[str, Any]] = []
     pivots = options.pivots or common_shape_columns(outcome.inputs)
@@ -220,7 +220,7 @@ def _write_manifest(
 
 
 def _merge(options: Options, outcome: Outcome) -> None:
-    from kprofile.merge import merge_inputs, merge_section, query_rows, sort_rows
+    from kprofile.modes.merge import merge_inputs, merge_section, query_rows, sort_rows
 
     merged = merge_inputs(outcome.inputs, options.pivots)
     table = merged.table
@@ -241,7 +241,7 @@ def _merge(options: Options, outcome: Outcome) -> None:
 
 
 def _diff(options: Options, outcome: Outcome, metric: Metric) -> None:
-    from kprofile.diff import diff, write_tables
+    from kprofile.modes.diff import diff, write_tables
 
     result = diff(outcome.inputs, metric, options.pivots)
     written = write_tables(result.tables, options.out_dir)
@@ -252,7 +252,7 @@ def _diff(options: Options, outcome: Outcome, metric: Metric) -> None:
 
 
 def _correlation(options: Options, outcome: Outcome, metric: Metric) -> None:
-    from kprofile.correlation import correlate, correlation_sections, write_heatmap
+    from kprofile.modes.correlation import correlate, correlation_sections, write_heatmap
 
     result = correlate(outcome.inputs, metric)
     png = write_heatmap(result, options.out_dir, metric)
@@ -273,8 +273,8 @@ def _update(
     Default pivots (not ``explicit``) that no manifest entry uses are dropped."""
     from hooks.diff import unified_diff
     from hooks.textio import read_text, write_text_atomic
-    from kprofile.update import update_manifest
-    from kprofile.update_view import diff_section, manifest_pivots, update_section
+    from kprofile.manifest.update import update_manifest
+    from kprofile.modes.update import diff_section, manifest_pivots, update_section
 
     if not selections:
         raise KprofileError(
@@ -311,9 +311,9 @@ def _update(
 
 
 def _cover(options: Options, outcome: Outcome, metric: Metric) -> None:
-    from kprofile.combine import combine
-    from kprofile.cover import AnalysisInputError, cover
-    from kprofile.cover_view import cover_entries, cover_sections
+    from kprofile.core.combine import combine
+    from kprofile.modes.cover import AnalysisInputError, cover
+    from kprofile.modes.cover_view import cover_entries, cover_sections
 
     assert options.cover is not None
     combined = combine(outcome.inputs, options.pivots)
@@ -338,9 +338,9 @@ def _cover(options: Options, outcome: Outcome, metric: Metric) -> None:
 
 
 def _importance(options: Options, outcome: Outcome, metric: Metric) -> None:
-    from kprofile.combine import combine
-    from kprofile.importance import AnalysisInputError, importance, plot_importance
-    from kprofile.importance_view import importance_sections
+    from kprofile.core.combine import combine
+    from kprofile.modes.importance import AnalysisInputError, importance, plot_importance
+    from kprofile.modes.importance_view import importance_sections
 
     combined = combine(outcome.inputs, options.pivots)
     try:

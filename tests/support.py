@@ -43,3 +43,71 @@ def local_hook(hook_id: str) -> dict[str, Any]:
     local["entry"] = f"{BIN / program} {arguments}".rstrip()
     local["language"] = "system"
     return local
+
+
+# ---------------------------------------------------------------- kprofile CLI tests
+
+FIXTURES = PROJECT / "fixtures"
+RESULTS = FIXTURES / "results"
+MANIFEST = FIXTURES / "update" / "tuning_table_bench_matmul.yaml"
+SHAPES = ["M256_N20480_K5376", "M4096_N4096_K4096", "M8_N7168_K2048"]
+PARAMS = ["BM", "BN", "STAGES", "CLUSTER", "SWAP_AB", "SCHEDULE"]
+METRIC = "met (ms)"
+
+
+def run(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """``kprofile ARGS``: exit code, stdout, stderr."""
+    from kprofile.cli import main
+
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file with its bytes and modification time (ns)."""
+    return {
+        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
+
+
+def files_in(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def results_of(*paths: str) -> Any:
+    """The raw merged_df of each pickle, parameters decoded from the spec by hand
+    (as strings), and the metric."""
+    import pandas as pd
+
+    frames = []
+    for path in paths:
+        raw = pd.read_pickle(path)["merged_df"]
+        params = pd.DataFrame(
+            [
+                dict(t.lstrip("$").split("=") for t in spec.split("/")[1:])
+                for spec in raw["spec"]
+            ]
+        )
+        frames.append(pd.concat([params, raw[[METRIC]]], axis=1))
+    return pd.concat(frames, ignore_index=True)
+
+
+def section(out: str, title: str) -> str:
+    """One plain-text section (from its title line to the next section)."""
+    start = out.index(f"== {title} ==\n")
+    end = out.find("\n\n== ", start)
+    return out[start:] if end < 0 else out[start : end + 1]
+
+
+def sections(out: str) -> dict[str, dict[str, Any]]:
+    """The JSON output's sections by view name."""
+    import json
+
+    return {s["view"]: s for s in json.loads(out)["sections"]}
+
+
+RUN1 = [f"run1/{s}.pkl" for s in SHAPES]
+RUN2 = [f"run2/{s}.pkl" for s in SHAPES]

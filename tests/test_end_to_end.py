@@ -68,8 +68,7 @@ class Repo:
             [str(a) for a in args],
             cwd=self.root,
             env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             text=True,
             check=False,
         )

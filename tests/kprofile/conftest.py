@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import pickle
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from support import MANIFEST, RESULTS
 
 ROOT = Path(__file__).parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -70,3 +72,14 @@ def kb_write(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of fixtures/results as the working directory, with the curated manifest
+    as table.yaml."""
+    folder = tmp_path / "demo"
+    shutil.copytree(RESULTS, folder)
+    shutil.copyfile(MANIFEST, folder / "table.yaml")
+    monkeypatch.chdir(folder)
+    return folder

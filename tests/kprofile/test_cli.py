@@ -5,40 +5,16 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from support import RESULTS, SHAPES, files_in, run
 
 from hooks.manifest import load_manifest
-from kprofile.cli import main
-from kprofile.kendall import kendall_tau_b
-
-RESULTS = Path(__file__).parents[2] / "fixtures" / "results"
-SHAPES = ["M256_N20480_K5376", "M4096_N4096_K4096", "M8_N7168_K2048"]
-
-
-@pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of fixtures/results as the working directory."""
-    folder = tmp_path / "demo"
-    shutil.copytree(RESULTS, folder)
-    monkeypatch.chdir(folder)
-    return folder
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def files_in(folder: Path) -> set[str]:
-    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
-
+from kprofile.core.kendall import kendall_tau_b
 
 SUMMARY = """\
 == run1/M4096_N4096_K4096.pkl ==
@@ -552,8 +528,8 @@ def test_every_view_renders_in_every_format(
 
 
 def test_rich_rendering_on_a_terminal() -> None:
-    from kprofile.output import render_rich
-    from kprofile.report import Section
+    from kprofile.render.output import render_rich
+    from kprofile.render.section import Section
 
     stream = io.StringIO()
     table = pd.DataFrame(

@@ -1,0 +1,276 @@
+"""Library functions over loaded results: column roles, best rows, the common config.
+
+These are the building blocks the views (and later ``--update``/``--cover``/
+``--importance``) share. All of them are vectorized: one pass per column, never one
+Python step per row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kprofile.errors import KprofileError
+from kprofile.inputs.load import Results
+from kprofile.core.metric import (
+    Metric,
+    best_position,
+    metric_values,
+    rank_order,
+    ratio_to,
+    valid_mask,
+)
+
+
+def parameter_columns(results: Results) -> tuple[str, ...]:
+    """The columns decoded from the spec string (for YAML inputs: the params keys), in order."""
+    return results.params
+
+
+def _is_constant(column: pd.Series) -> bool:
+    return bool(column.nunique(dropna=False) <= 1)
+
+
+def shape_columns(results: Results) -> tuple[str, ...]:
+    """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
+    return tuple(p for p in results.params if _is_constant(results.frame[p]))
+
+
+def tuning_columns(results: Results) -> tuple[str, ...]:
+    """Parameter columns that vary within this file (what the sweep tuned)."""
+    shape = set(shape_columns(results))
+    return tuple(p for p in results.params if p not in shape)
+
+
+def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
+    """Parameter columns that every file has and that are constant within each file."""
+    if not inputs:
+        return ()
+    shared = [p for p in inputs[0].params if all(p in r.params for r in inputs[1:])]
+    return tuple(p for p in shared if all(_is_constant(r.frame[p]) for r in inputs))
+
+
+def shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
+    """``M=256/N=20480/K=5376`` from the first row of ``frame`` (constant columns)."""
+    if frame.empty:
+        return ""
+    first = frame.iloc[0]
+    return "/".join(f"{c}={format_value(first[c])}" for c in columns)
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as it reads in a spec string."""
+    if (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or value is pd.NA
+    ):
+        return "NA"
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    return str(value)
+
+
+def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
+    """The file split into one Results per distinct value of ``pivots`` (input order).
+
+    With no pivots the file is returned whole. A pivot the file lacks is an error.
+    """
+    if not pivots:
+        return [results]
+    missing = [p for p in pivots if p not in results.frame.columns]
+    if missing:
+        raise KprofileError(
+            results.path, f"no column {', '.join(map(repr, missing))} to group by (-p)"
+        )
+    codes, _ = _group_codes(results.frame, pivots)
+    order = np.unique(codes, return_index=True)[1]
+    firsts = sorted(order)
+    parts = []
+    for first in firsts:
+        rows = np.flatnonzero(codes == codes[first])
+        parts.append(
+            dataclasses.replace(
+                results, frame=results.frame.iloc[rows].reset_index(drop=True)
+            )
+        )
+    return parts
+
+
+def _group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, int]:
+    codes = np.zeros(len(frame), dtype=np.int64)
+    size = 1
+    for column in columns:
+        local, uniques = pd.factorize(frame[column], use_na_sentinel=False)
+        codes = codes * len(uniques) + local
+        size *= max(len(uniques), 1)
+    return pd.factorize(codes)[0], size
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best row of one file (or group): position in its frame and the row itself."""
+
+    results: Results
+    position: int | None  # None when no run succeeded
+    value: float
+
+    @property
+    def row(self) -> pd.Series | None:
+        return None if self.position is None else self.results.frame.iloc[self.position]
+
+    def config(self) -> dict[str, Any]:
+        """The best row's parameters (every parameter column), as plain Python values."""
+        row = self.row
+        return {} if row is None else {p: plain(row[p]) for p in self.results.params}
+
+
+def best_row(results: Results, metric: Metric) -> Best:
+    """The best valid row of ``results`` (ties: first in input order)."""
+    values = metric_values(results.frame, metric)
+    position = best_position(values, metric)
+    return Best(
+        results, position, math.nan if position is None else float(values[position])
+    )
+
+
+def best_rows(inputs: Sequence[Results], metric: Metric) -> list[Best]:
+    """The best row of each file, in input order."""
+    return [best_row(r, metric) for r in inputs]
+
+
+def plain(value: Any) -> Any:
+    """numpy/pandas scalars as Python values; missing values as None."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class ParamMode:
+    """One parameter's most frequent value in a subset, and that value's share."""
+
+    name: str
+    value: Any
+    count: int
+    share: float
+
+
+@dataclass(frozen=True, eq=False)
+class CommonConfig:
+    """``--top``/``--within``: the subset, each tuning parameter's mode, and the config they
+    make. ``measured`` is the position of that config in the file (best run if several),
+    None when it was never benchmarked; its ``ratio`` is NaN if that run failed."""
+
+    results: Results
+    subset: np.ndarray  # positions in results.frame, best first
+    valid_count: int
+    modes: tuple[ParamMode, ...]
+    config: dict[str, Any]
+    measured: int | None
+    ratio: float
+
+
+def select_top(values: np.ndarray, metric: Metric, fraction: float) -> np.ndarray:
+    """The best ``floor(fraction x rows that ran)`` rows (at least one), best first."""
+    order = rank_order(values, metric)
+    count = max(1, math.floor(fraction * len(order) + 1e-9)) if len(order) else 0
+    return order[:count]
+
+
+def select_within(values: np.ndarray, metric: Metric, band: float) -> np.ndarray:
+    """Rows whose ratio to the best is at most ``1 + band``, best first."""
+    order = rank_order(values, metric)
+    if not len(order):
+        return order
+    ratios = ratio_to(values[order], float(values[order[0]]), metric)
+    return order[ratios <= 1.0 + band + 1e-12]
+
+
+def common_config(
+    results: Results,
+    metric: Metric,
+    *,
+    top: float | None = None,
+    within: float | None = None,
+) -> CommonConfig:
+    """The "common config" of the best entries: ``top`` fraction or ``within`` a band of the best.
+
+    For each tuning parameter the most frequent value in the subset wins; on a tie, the
+    value that appears first in rank order (the better entry's). Whether that combination
+    was measured is looked up over the whole file.
+    """
+    if (top is None) == (within is None):
+        raise ValueError("give exactly one of top= or within=")
+    values = metric_values(results.frame, metric)
+    subset = (
+        select_top(values, metric, top)
+        if top is not None
+        else select_within(values, metric, within or 0.0)
+    )
+    tuning = tuning_columns(results)
+    modes = tuple(_mode(results.frame[p], subset, p) for p in tuning)
+    config = {p: plain(results.frame[p].iloc[0]) for p in shape_columns(results)}
+    config.update(
+        {m.name: m.value for m in modes if m.value is not None}
+    )  # None: the parameter is absent
+    measured, ratio = _find_measured(results.frame, modes, values, metric)
+    return CommonConfig(
+        results, subset, int(valid_mask(values).sum()), modes, config, measured, ratio
+    )
+
+
+def _mode(column: pd.Series, subset: np.ndarray, name: str) -> ParamMode:
+    if not len(subset):
+        return ParamMode(name, None, 0, math.nan)
+    codes, uniques = pd.factorize(column.iloc[subset], use_na_sentinel=False)
+    counts = np.bincount(codes)
+    winner = int(np.argmax(counts))
+    return ParamMode(
+        name,
+        plain(uniques[winner]),
+        int(counts[winner]),
+        float(counts[winner] / len(subset)),
+    )
+
+
+def matching_rows(frame: pd.DataFrame, config: dict[str, Any]) -> np.ndarray:
+    """Positions of rows whose columns equal every value of ``config`` (None matches missing)."""
+    mask = np.ones(len(frame), dtype=bool)
+    for name, value in config.items():
+        column = frame[name]
+        hit = column.isna() if value is None else column.eq(value)
+        mask &= hit.to_numpy(dtype=bool, na_value=False)
+    return np.flatnonzero(mask)
+
+
+def _find_measured(
+    frame: pd.DataFrame, modes: Sequence[ParamMode], values: np.ndarray, metric: Metric
+) -> tuple[int | None, float]:
+    if any(m.count == 0 for m in modes):
+        return None, math.nan
+    rows = matching_rows(
+        frame, {m.name: m.value for m in modes}
+    )  # no tuning columns: every row
+    if not len(rows):
+        return None, math.nan
+    ran = rows[valid_mask(values[rows])]
+    position = int(rows[0])
+    if len(ran):
+        position = int(ran[best_position(values[ran], metric) or 0])
+    best_overall = best_position(values, metric)
+    if best_overall is None:
+        return position, math.nan
+    return position, float(
+        ratio_to(values[position], float(values[best_overall]), metric)
+    )

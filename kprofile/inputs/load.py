@@ -1,0 +1,237 @@
+"""Reading inputs: kbench pickles and CSVs, spec YAMLs and manifests, into ``Results``.
+
+Every loader returns one typed record whose frame has a ``mesh_idx`` column and one
+column per parameter (decoded from ``spec`` for results, the params keys for YAML).
+A file that cannot be used raises ``InvalidInputError``; ``load_inputs`` collects
+those so the command can skip the file, report it and carry on.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hooks.errors import CodegenError
+from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
+from kprofile.inputs.spec import expand_specs
+from kprofile.inputs.unpickle import RefusedPickle, restricted_load
+
+MESH_IDX = "mesh_idx"
+SPEC = "spec"
+KINDS = {
+    ".pkl": "pkl",
+    ".pickle": "pkl",
+    ".csv": "csv",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """One input file as a table.
+
+    ``params`` names the parameter columns in spec order (for YAML inputs, the params
+    keys). ``name``/``file``/``git_revision``/``datetime`` are kbench's metadata where
+    the file has it.
+    """
+
+    path: str
+    kind: str
+    frame: pd.DataFrame
+    params: tuple[str, ...]
+    name: str | None = None
+    file: str | None = None
+    git_revision: str | None = None
+    datetime: str | None = None
+
+
+def kind_of(path: str) -> str:
+    return KINDS.get(Path(path).suffix.lower(), "")
+
+
+def load_inputs(paths: Iterable[str]) -> tuple[list[Results], list[InvalidInput]]:
+    """Load every path; unusable files are returned as InvalidInput records, in order."""
+    loaded: list[Results] = []
+    invalid: list[InvalidInput] = []
+    for path in paths:
+        try:
+            loaded.append(load_results(path))
+        except InvalidInputError as exc:
+            invalid.append(exc.record)
+    return loaded, invalid
+
+
+def load_results(path: str) -> Results:
+    """One input file, chosen by suffix (.pkl, .csv, .yaml)."""
+    kind = kind_of(path) or "input"
+
+    def invalid(reason: str) -> InvalidInputError:
+        return InvalidInputError(InvalidInput(kind, path, reason))
+
+    if kind == "input":
+        raise invalid(
+            f"unknown file type {Path(path).suffix or '(no suffix)'!r}; expected .pkl, .csv or .yaml"
+        )
+    if not os.path.exists(path):
+        raise invalid("no such file")
+    if os.path.isdir(path):
+        raise invalid("is a directory, expected a file")
+    try:
+        if kind == "pkl":
+            return _load_pickle(path)
+        if kind == "csv":
+            return _load_csv(path)
+        return _load_yaml(path)
+    except InvalidInputError:
+        raise
+    except CodegenError as exc:  # includes KprofileError and hooks' manifest errors
+        raise invalid(
+            exc.message
+            if exc.location.line is None
+            else f"line {exc.location.line}: {exc.message}"
+        ) from None
+    except OSError as exc:
+        raise invalid(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _load_pickle(path: str) -> Results:
+    try:
+        with open(path, "rb") as handle:
+            payload = restricted_load(handle)
+    except RefusedPickle as exc:
+        raise KprofileError(path, str(exc)) from None
+    meta: Mapping[str, Any] = {}
+    if isinstance(payload, pd.DataFrame):
+        frame = payload
+    elif isinstance(payload, dict):
+        meta = payload
+        frame = payload.get("merged_df")
+        if frame is None:
+            raise KprofileError(
+                path, "no 'merged_df' (kbench writes none when nothing ran)"
+            )
+        if not isinstance(frame, pd.DataFrame):
+            raise KprofileError(
+                path, f"'merged_df' is a {type(frame).__name__}, expected a DataFrame"
+            )
+    else:
+        raise KprofileError(
+            path, f"expected a kbench result dict, got a {type(payload).__name__}"
+        )
+    return _results(path, "pkl", frame, meta)
+
+
+def _load_csv(path: str) -> Results:
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise KprofileError(path, "empty file") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise KprofileError(
+            path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"
+        ) from None
+    return _results(path, "csv", frame, {})
+
+
+def _load_yaml(path: str) -> Results:
+    from hooks.manifest import load_manifest  # the manifest format lives in hooks
+    from kprofile.inputs.specyaml import expand_spec
+
+    manifest = load_manifest(path)
+    instances = expand_spec(manifest.document, path)
+    if not instances:
+        raise KprofileError(
+            path,
+            "no parameter instances (empty params, or every instance excluded by rules)",
+        )
+    keys = list(dict.fromkeys(k for inst in instances for k in inst))
+    frame = pd.DataFrame(
+        {k: typed_column([inst.get(k) for inst in instances]) for k in keys}
+    )
+    frame.insert(0, MESH_IDX, np.arange(len(frame)))
+    doc = manifest.document
+    return Results(
+        path,
+        "yaml",
+        frame,
+        tuple(keys),
+        name=_text(doc.get("name")),
+        file=_text(doc.get("file")),
+    )
+
+
+def _results(
+    path: str, kind: str, frame: pd.DataFrame, meta: Mapping[str, Any]
+) -> Results:
+    if frame.empty:
+        raise KprofileError(path, "the results table has no rows")
+    frame = frame.reset_index(drop=True)
+    if MESH_IDX not in frame.columns:
+        frame.insert(0, MESH_IDX, np.arange(len(frame)))
+    params: tuple[str, ...] = ()
+    name = _text(meta.get("name"))
+    if SPEC in frame.columns:
+        decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+        renamed = {
+            p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
+        }
+        params = tuple(renamed.values())
+        extra = pd.DataFrame(
+            {renamed[p]: decoded.columns[p] for p in decoded.names}, index=frame.index
+        )
+        frame = pd.concat([frame, extra], axis=1)
+        if name is None:
+            first = frame[SPEC].iloc[0]
+            name = first.split("/", 1)[0] if isinstance(first, str) else None
+    return Results(
+        path,
+        kind,
+        frame,
+        params,
+        name=name,
+        file=_text(meta.get("file")),
+        git_revision=_text(meta.get("git-revision")),
+        datetime=_text(meta.get("datetime")),
+    )
+
+
+def typed_column(values: list[Any]) -> Any:
+    """YAML values as a column that keeps their types: int64/Int64, bool/boolean, float, object."""
+    present = [v for v in values if v is not None]
+    kinds = {type(v) for v in present}
+    missing = len(present) != len(values)
+    if kinds == {bool}:
+        return (
+            pd.array(values, dtype="boolean")
+            if missing
+            else np.array(values, dtype=bool)
+        )
+    if kinds == {int} and all(abs(v) < 2**63 for v in present):
+        return (
+            pd.array(values, dtype="Int64")
+            if missing
+            else np.array(values, dtype=np.int64)
+        )
+    if kinds and kinds <= {int, float}:
+        return np.array(
+            [np.nan if v is None else float(v) for v in values], dtype=np.float64
+        )
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    return column
+
+
+def _text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, _dt.datetime):
+        return value.isoformat(sep=" ", timespec="seconds")
+    return str(value)

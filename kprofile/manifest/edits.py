@@ -1,0 +1,263 @@
+"""The text edits ``kprofile.manifest.update`` makes: change one entry's keys in place, or add
+new entries after the last one, each written in the style of its neighbours.
+
+A changed value replaces the old scalar's text (keeping its anchor, quoting and boolean
+spelling); a value equal to the merged default drops the entry's override; a new key
+goes on a line of its own after the entry's last key, at that key's indentation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import yaml
+
+from kprofile.manifest.text_edit import (
+    Edit,
+    column,
+    content_end,
+    eol,
+    first_on_line,
+    line_end,
+    line_start,
+    next_line,
+)
+from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
+from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
+
+_PROPERTY = re.compile(r"\S+\s*")
+
+# ---------------------------------------------------------------------------------
+# Changing one entry
+
+
+def entry_edits(
+    text: str,
+    item: Item,
+    updates: Mapping[str, Value],
+    styles: Mapping[str, yaml.ScalarNode],
+) -> tuple[list[Edit], int | None]:
+    """Edits that give ``item`` the values ``updates``, and where the entry's kept keys
+    end (None for a flow entry): new entries are appended after that."""
+    own = {p.key: p for p in item.pairs if p.key is not None and not p.merge}
+    removed: set[int] = set()
+    added: list[tuple[str, Value]] = []
+    edits = []
+    for key, value in updates.items():
+        pair = own.get(key)
+        at_default = key in item.defaults and same_value(item.defaults[key], value)
+        if pair is None:
+            added.append(
+                (key, value)
+            )  # not set by the entry and differs from the default
+        elif at_default:
+            removed.add(id(pair))
+        else:
+            edits.append(_replacement(text, pair, value, flow=item.flow))
+    kept = [p for p in item.pairs if id(p) not in removed]
+    edits += [_removal(text, item, run) for run in _runs(item.pairs, removed)]
+    if added:
+        edits.append(_insertion(text, item, kept, added, styles))
+    return edits, None if item.flow else content_end(text, kept[-1].value_end)
+
+
+def _replacement(text: str, pair: Pair, value: Value, *, flow: bool) -> Edit:
+    node = pair.value_node
+    like = (
+        node
+        if isinstance(node, yaml.ScalarNode)
+        and not pair.value_alias
+        and node.style in (None, "'", '"')
+        else None
+    )
+    rendered = render_scalar(value, flow=flow, like=like)
+    start, end = pair.value_start, pair.value_end
+    if pair.value_alias:
+        return Edit(start, end, rendered)
+    anchor = ""
+    while text[start : start + 1] in (
+        "&",
+        "!",
+    ):  # node properties: keep an anchor, drop a tag
+        m = _PROPERTY.match(text, start)
+        assert m is not None
+        if text[start] == "&":
+            anchor = m.group().rstrip() + " "
+        start = m.end()
+    if (
+        like is None
+    ):  # a collection or block scalar becomes a plain scalar on the key's line
+        end = max(content_end(text, end), start)
+        colon = text.index(":", pair.key_node.end_mark.index)
+        if text.count("\n", colon, start):
+            return Edit(colon + 1, end, " " + anchor + rendered)
+    if start == end:  # an empty (null) value: "KEY:" -> "KEY: value"
+        return Edit(start, end, " " + anchor + rendered)
+    return Edit(pair.value_start, end, anchor + rendered)
+
+
+def _runs(pairs: Sequence[Pair], removed: set[int]) -> Iterator[list[int]]:
+    run: list[int] = []
+    for i, pair in enumerate(pairs):
+        if id(pair) in removed:
+            run.append(i)
+        elif run:
+            yield run
+            run = []
+    if run:
+        yield run
+
+
+def _removal(text: str, item: Item, run: list[int]) -> Edit:
+    pairs = item.pairs
+    first, last = pairs[run[0]], pairs[run[-1]]
+    after = pairs[run[-1] + 1] if run[-1] + 1 < len(pairs) else None
+    key_start = first.key_node.start_mark.index
+    if item.flow:
+        if after is not None:
+            return Edit(key_start, after.key_node.start_mark.index, "")
+        if run[0] > 0:
+            return Edit(pairs[run[0] - 1].value_end, last.value_end, "")
+        return Edit(key_start, last.value_end, "")
+    if first_on_line(text, key_start):
+        start, end = (
+            line_start(text, key_start),
+            next_line(text, content_end(text, last.value_end)),
+        )
+        if end == len(text) and not text.endswith("\n"):  # keep "no final newline"
+            start = max(
+                0, start - (2 if text[max(0, start - 2) : start] == "\r\n" else 1)
+            )
+        return Edit(start, end, "")
+    if (
+        after is not None
+    ):  # the run starts on the "- " line: pull the next key up onto it
+        return Edit(key_start, after.key_node.start_mark.index, "")
+    return Edit(key_start, content_end(text, last.value_end), "{}")
+
+
+def _insertion(
+    text: str,
+    item: Item,
+    kept: Sequence[Pair],
+    added: Sequence[tuple[str, Value]],
+    styles: Mapping[str, yaml.ScalarNode],
+) -> Edit:
+    if item.flow:
+        parts = [_render_pair(k, v, flow=True, styles=styles) for k, v in added]
+        if kept:
+            return Edit(
+                kept[-1].value_end, kept[-1].value_end, "".join(", " + p for p in parts)
+            )
+        return Edit(item.start + 1, item.start + 1, ", ".join(parts))
+    assert kept, "a block entry keeps its merge key"
+    at = line_end(text, content_end(text, kept[-1].value_end))
+    indent = " " * column(text, item.pairs[0].key_node.start_mark.index)
+    lines = [
+        eol(text, at) + indent + _render_pair(k, v, flow=False, styles=styles)
+        for k, v in added
+    ]
+    return Edit(at, at, "".join(lines))
+
+
+# ---------------------------------------------------------------------------------
+# New entries after the last one
+
+
+def append_edit(
+    text: str,
+    layout: Layout,
+    appended: Sequence[Mapping[str, Value]],
+    ends: Mapping[int, int],
+) -> Edit:
+    """One insertion holding an entry per selection in ``appended``. ``ends`` maps an
+    edited block entry's index to where its kept keys end (see ``entry_edits``)."""
+    merge_text, defaults = shared_merge(layout.items)
+    bodies = [_own_keys(sel, defaults) for sel in appended]
+    if layout.flow:
+        entries = [_flow_mapping(merge_text, body, layout.styles) for body in bodies]
+        if layout.items:
+            return Edit(
+                layout.items[-1].end,
+                layout.items[-1].end,
+                "".join(", " + e for e in entries),
+            )
+        start = layout.node.start_mark.index + 1
+        return Edit(start, start, ", ".join(entries))
+    last = layout.items[-1]
+    at = line_end(text, ends.get(last.index, last.end))
+    newline = eol(text, at)
+    dash = " " * layout.node.start_mark.column
+    lead = newline + newline if _blank_separated(text, layout.items) else newline
+    if last.flow:
+        lines = [
+            dash + "- " + _flow_mapping(merge_text, body, layout.styles)
+            for body in bodies
+        ]
+    else:
+        first = last.pairs[0].key_node.start_mark.index
+        indent = " " * (
+            column(text, first) if not first_on_line(text, first) else len(dash) + 2
+        )
+        lines = [
+            _block_entry(
+                merge_text, body, layout.styles, dash=dash, indent=indent, eol=newline
+            )
+            for body in bodies
+        ]
+    return Edit(at, at, "".join(lead + line for line in lines))
+
+
+def _own_keys(
+    sel: Mapping[str, Value], defaults: Mapping[str, Any]
+) -> list[tuple[str, Value]]:
+    return [
+        (k, v)
+        for k, v in sel.items()
+        if not (k in defaults and same_value(defaults[k], v))
+    ]
+
+
+def _render_pair(
+    key: str, value: Value, *, flow: bool, styles: Mapping[str, yaml.ScalarNode]
+) -> str:
+    return f"{render_key(key, flow=flow)}: {render_scalar(value, flow=flow, like=styles.get(key))}"
+
+
+def _flow_mapping(
+    merge_text: str | None,
+    body: Sequence[tuple[str, Value]],
+    styles: Mapping[str, yaml.ScalarNode],
+) -> str:
+    parts = [] if merge_text is None else [f"<<: {merge_text}"]
+    parts += [_render_pair(k, v, flow=True, styles=styles) for k, v in body]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _block_entry(
+    merge_text: str | None,
+    body: Sequence[tuple[str, Value]],
+    styles: Mapping[str, yaml.ScalarNode],
+    *,
+    dash: str,
+    indent: str,
+    eol: str,
+) -> str:
+    parts = [] if merge_text is None else [f"<<: {merge_text}"]
+    parts += [_render_pair(k, v, flow=False, styles=styles) for k, v in body]
+    if not parts:
+        return dash + "- {}"
+    return dash + "- " + (eol + indent).join(parts)
+
+
+def _blank_separated(text: str, items: Sequence[Item]) -> bool:
+    """True when every two neighbouring entries have a blank line between them."""
+    if len(items) < 2:
+        return False
+    for before, after in zip(items, items[1:]):
+        gap = text[next_line(text, before.end) : line_start(text, after.start)]
+        if not any(line.strip() == "" for line in gap.splitlines()):
+            return False
+    return True

@@ -1,0 +1,310 @@
+"""Upsert chosen configs into a hand-curated manifest, keeping every other byte.
+
+Text in, text out. An entry of ``params`` matches a selection when its merged values
+(merge keys applied) equal the selection on every pivot; it is changed in place. A new
+shape is appended at the end of ``params``. Keys equal to the merged defaults are not
+written; keys the selection does not mention are kept.
+
+Why text edits rather than a round-trip dump: a round-trip YAML library (ruamel.yaml)
+re-emits the whole document, and on realistic tables that moves bytes the user wrote:
+one indentation for all sequences, aligned values and flow spacing normalised, a final
+newline added, and a key appended to an entry lands *after* the comment that introduces
+the next entry (comments hang off the previous key). So the document is parsed only
+to learn where things are (PyYAML nodes carry exact character offsets, and PyYAML is
+what tuning-codegen reads, so values resolve the same way), and the update is a few
+targeted edits: a scalar replaced in place (keeping its quoting and boolean spelling),
+an override removed, a key line added after an entry's last key, an entry added after
+the last one. Everything else is the input's own text: comments, blank lines, anchors,
+key order, indentation, flow style, line endings, a missing final newline. The result
+is parsed again and compared with what was intended before it is returned.
+
+This module decides what happens to each selection; ``update_layout`` finds where the
+entries are, ``update_edits`` spells the edits, ``text_edit`` applies them and
+``yaml_scalar`` writes the values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hooks.errors import CodegenError
+from hooks.manifest import parse_manifest
+from kprofile.manifest.text_edit import Edit, apply_edits
+from kprofile.manifest.edits import append_edit, entry_edits
+from kprofile.manifest.layout import Layout, read_layout, shared_merge
+from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
+
+Status = Literal["added", "changed", "unchanged"]
+
+
+@dataclass(frozen=True)
+class ShapeChange:
+    shape: Mapping[str, Any]
+    status: Status
+    index: int
+    changed_keys: tuple[str, ...]
+    before: Mapping[str, Any] = field(
+        default_factory=dict
+    )  # merged values of changed_keys before
+    after: Mapping[str, Any] = field(default_factory=dict)  # ... and after the update
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    text: str
+    changes: tuple[ShapeChange, ...]
+
+
+# ---------------------------------------------------------------------------------
+# Public API
+
+
+def update_manifest(
+    text: str,
+    selections: Sequence[Mapping[str, Any]],
+    *,
+    pivots: Sequence[str],
+    path: str,
+) -> UpdateResult:
+    """Put each selection (one chosen config per shape) into the manifest ``text``."""
+    pivots = tuple(pivots)
+    wanted = _check_selections(selections, pivots, path)
+    manifest = parse_manifest(text, path)
+    layout = read_layout(text, path, [e.values for e in manifest.entries])
+    changes: list[ShapeChange] = []
+    for sel in wanted:
+        changes.append(
+            _change(
+                layout,
+                sel,
+                pivots,
+                path,
+                added_before=sum(c.status == "added" for c in changes),
+            )
+        )
+    new_text = apply_edits(text, _edits(text, layout, wanted, changes))
+    if new_text != text:
+        _verify(new_text, path, manifest.document, layout, wanted, changes)
+    return UpdateResult(new_text, tuple(changes))
+
+
+def format_summary(result: UpdateResult) -> str:
+    """One line per shape, then the counts: what ``update_manifest`` did."""
+    lines = [_summary_line(change) for change in result.changes]
+    counts = {
+        s: sum(c.status == s for c in result.changes)
+        for s in ("added", "changed", "unchanged")
+    }
+    lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
+    return "\n".join(lines) + "\n"
+
+
+def shape_label(shape: Mapping[str, Any]) -> str:
+    return "/".join(f"{k}={show_value(v)}" for k, v in shape.items())
+
+
+def _summary_line(change: ShapeChange) -> str:
+    head = f"{change.status:<9} {shape_label(change.shape)}"
+    if change.status == "added":
+        return f"{head} (params[{change.index}])"
+    if change.status == "changed":
+        return f"{head} ({change_details(change)})"
+    return head
+
+
+def change_details(change: ShapeChange) -> str:
+    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for an
+    added one, and the empty string for an unchanged one."""
+    if change.status == "added":
+        return ", ".join(
+            f"{k}={show_value(v)}"
+            for k, v in change.after.items()
+            if k not in change.shape
+        )
+    if change.status == "changed":
+        return ", ".join(
+            f"{k}: {show_value(change.before.get(k, _UNSET))} -> {show_value(change.after[k])}"
+            for k in change.changed_keys
+        )
+    return ""
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "unset"
+
+
+_UNSET: Any = _Unset()
+
+
+def show_value(value: Any) -> str:
+    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not have."""
+    if value is _UNSET:
+        return "unset"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return render_scalar(value, flow=True)
+    return repr(value)  # a list or mapping the entry held before
+
+
+# ---------------------------------------------------------------------------------
+# Selections
+
+
+def _check_selections(
+    selections: Sequence[Mapping[str, Any]], pivots: tuple[str, ...], path: str
+) -> tuple[dict[str, Value], ...]:
+    if not pivots:
+        raise CodegenError(
+            path,
+            "no pivot columns to match entries by (give them with -p, e.g. -p M,N,K)",
+        )
+    seen: dict[tuple[Any, ...], int] = {}
+    out = []
+    for number, selection in enumerate(selections, 1):
+        sel = {
+            str(k): normalize(v, str(k), path)
+            for k, v in selection.items()
+            if k != "<<"
+        }
+        missing = [p for p in pivots if p not in sel]
+        if missing:
+            raise CodegenError(
+                path,
+                f"selection {number} ({_label(sel, pivots)}) has no value for pivot {', '.join(missing)}",
+            )
+        shape = tuple(canon(sel[p]) for p in pivots)
+        if shape in seen:
+            raise CodegenError(
+                path,
+                f"selections {seen[shape]} and {number} are both for shape {_label(sel, pivots)}",
+            )
+        seen[shape] = number
+        out.append(sel)
+    return tuple(out)
+
+
+def _label(sel: Mapping[str, Any], pivots: tuple[str, ...]) -> str:
+    return shape_label({p: sel[p] for p in pivots if p in sel}) or "no pivots"
+
+
+# ---------------------------------------------------------------------------------
+# One selection: which entry it is, what changes, and the edits
+
+
+def _change(
+    layout: Layout,
+    sel: Mapping[str, Value],
+    pivots: tuple[str, ...],
+    path: str,
+    *,
+    added_before: int,
+) -> ShapeChange:
+    """What ``sel`` does to the manifest; ``added_before`` selections were new shapes."""
+    shape = {p: sel[p] for p in pivots}
+    matches = [
+        item
+        for item in layout.items
+        if all(p in item.merged and same_value(item.merged[p], sel[p]) for p in pivots)
+    ]
+    if len(matches) > 1:
+        a, b = matches[0], matches[1]
+        raise CodegenError(
+            path,
+            f"params[{a.index}] and params[{b.index}] both match {shape_label(shape)}; add a pivot that tells them apart",
+            line=b.node.start_mark.line + 1,
+        )
+    if not matches:
+        return ShapeChange(
+            shape, "added", len(layout.items) + added_before, tuple(sel), {}, dict(sel)
+        )
+    item = matches[0]
+    changed = tuple(
+        k
+        for k, v in sel.items()
+        if not (k in item.merged and same_value(item.merged[k], v))
+    )
+    if not changed:
+        return ShapeChange(shape, "unchanged", item.index, ())
+    before = {k: item.merged[k] for k in changed if k in item.merged}
+    return ShapeChange(
+        shape, "changed", item.index, changed, before, {k: sel[k] for k in changed}
+    )
+
+
+def _edits(
+    text: str,
+    layout: Layout,
+    wanted: Sequence[Mapping[str, Value]],
+    changes: Sequence[ShapeChange],
+) -> list[Edit]:
+    edits: list[Edit] = []
+    ends: dict[int, int] = {}  # edited block entry -> end of its last kept key
+    for change in changes:
+        if change.status == "changed":
+            item = layout.items[change.index]
+            entry, end = entry_edits(text, item, change.after, layout.styles)
+            edits += entry
+            if end is not None:
+                ends[item.index] = end
+    appended = [sel for sel, change in zip(wanted, changes) if change.status == "added"]
+    if appended:
+        edits.append(append_edit(text, layout, appended, ends))
+    return edits
+
+
+# ---------------------------------------------------------------------------------
+# The result must read back as intended
+
+
+def _verify(
+    new_text: str,
+    path: str,
+    document: Mapping[str, Any],
+    layout: Layout,
+    wanted: Sequence[Mapping[str, Value]],
+    changes: Sequence[ShapeChange],
+) -> None:
+    try:
+        result = parse_manifest(new_text, path)
+    except CodegenError as exc:
+        raise CodegenError(
+            path,
+            f"the update would not be a valid manifest ({exc.message}); nothing was written",
+        ) from None
+    expected = [dict(item.merged) for item in layout.items]
+    _, shared_defaults = shared_merge(layout.items)
+    for sel, change in zip(wanted, changes):
+        if change.status == "added":
+            expected.append({**shared_defaults, **sel})
+        else:
+            expected[change.index].update(sel)
+    got = [dict(e.values) for e in result.entries]
+    other_old = {k: v for k, v in document.items() if k != "params"}
+    other_new = {k: v for k, v in result.document.items() if k != "params"}
+    bad = next(
+        (
+            i
+            for i in range(max(len(got), len(expected)))
+            if not _same_mapping(got[i : i + 1], expected[i : i + 1])
+        ),
+        None,
+    )
+    if bad is not None or other_old != other_new:
+        where = f"params[{bad}]" if bad is not None else "keys outside params"
+        raise CodegenError(
+            path,
+            f"cannot update in place: the edit would also change {where} (a shared anchor?); nothing was written",
+        )
+
+
+def _same_mapping(
+    a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
+) -> bool:
+    if len(a) != len(b):
+        return False
+    if not a:
+        return True
+    x, y = a[0], b[0]
+    return x.keys() == y.keys() and all(same_value(x[k], y[k]) for k in x)

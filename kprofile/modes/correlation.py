@@ -1,0 +1,147 @@
+"""``-c``: Kendall correlation of the numeric parameters with the metric, over every input.
+
+Only runs that succeeded count. Boolean parameters count as 0/1; parameters that never
+vary are left out (a correlation with a constant is undefined). The heatmap is drawn
+with matplotlib's Agg backend into a PNG: no display or browser needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kprofile.errors import KprofileError
+from kprofile.core.kendall import kendall_tau_b
+from kprofile.inputs.load import Results
+from kprofile.core.metric import Metric, metric_values, valid_mask
+from kprofile.render.section import Section
+
+PNG_NAME = "correlation.png"
+
+
+@dataclass(frozen=True, eq=False)
+class Correlation:
+    columns: tuple[str, ...]  # the numeric parameters, then the metric
+    matrix: pd.DataFrame  # square, indexed and labelled by columns
+    rows: int
+
+
+def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
+    """Successful runs of every input: numeric, varying parameters as float, then the metric."""
+    parts = []
+    for results in inputs:
+        values = metric_values(results.frame, metric)
+        keep = valid_mask(values)
+        columns: dict[str, np.ndarray] = {}
+        for name in results.params:
+            column = results.frame[name]
+            if pd.api.types.is_bool_dtype(
+                column.dtype
+            ) or pd.api.types.is_numeric_dtype(column.dtype):
+                columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)[keep]
+        columns[metric.column] = values[keep]
+        parts.append(pd.DataFrame(columns))
+    table = pd.concat(parts, ignore_index=True, sort=False)
+    varying = [
+        c
+        for c in table.columns
+        if c == metric.column or table[c].nunique(dropna=True) > 1
+    ]
+    ordered = [c for c in varying if c != metric.column] + [metric.column]
+    return table[ordered]
+
+
+def correlate(inputs: Sequence[Results], metric: Metric) -> Correlation:
+    table = numeric_table(inputs, metric)
+    if len(table.columns) < 2:
+        raise KprofileError(
+            "kprofile",
+            "-c: no numeric parameter varies across the inputs; nothing to correlate",
+        )
+    if len(table) < 2:
+        raise KprofileError("kprofile", "-c: fewer than two successful runs")
+    names = tuple(str(c) for c in table.columns)
+    arrays = [table[c].to_numpy(dtype=np.float64) for c in names]
+    size = len(names)
+    matrix = np.eye(size)
+    for i in range(size):
+        for j in range(i + 1, size):
+            matrix[i, j] = matrix[j, i] = kendall_tau_b(arrays[i], arrays[j])
+    return Correlation(
+        names, pd.DataFrame(matrix, index=list(names), columns=list(names)), len(table)
+    )
+
+
+def correlation_sections(
+    result: Correlation, metric: Metric, png: str | None
+) -> list[Section]:
+    with_metric = result.matrix[metric.column].drop(metric.column)
+    order = sorted(
+        with_metric.index,
+        key=lambda c: -abs(with_metric[c]) if not math.isnan(with_metric[c]) else 1.0,
+    )
+    ranking = pd.DataFrame(
+        {"parameter": order, "kendall tau": [with_metric[c] for c in order]}
+    )
+    facts: list[tuple[str, object]] = [
+        ("runs", result.rows),
+        ("metric", f"{metric.column} ({metric.direction})"),
+    ]
+    if png:
+        facts.append(("heatmap", png))
+    matrix = result.matrix.reset_index(names="")
+    return [
+        Section(
+            "correlation",
+            f"kendall correlation with {metric.column}",
+            None,
+            tuple(facts),
+            ranking,
+        ),
+        Section("correlation-matrix", "kendall correlation matrix", None, (), matrix),
+    ]
+
+
+def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
+    """Draw the matrix as an annotated heatmap into ``out_dir/correlation.png``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder = Path(out_dir)
+    if not folder.is_dir():
+        raise KprofileError(out_dir, "--out-dir is not an existing folder")
+    names = list(result.columns)
+    size = len(names)
+    figure, axes = plt.subplots(figsize=(1.0 + 0.8 * size, 0.6 + 0.7 * size), dpi=100)
+    image = axes.imshow(result.matrix.to_numpy(), cmap="RdBu_r", vmin=-1.0, vmax=1.0)
+    axes.set_xticks(range(size), names, rotation=45, ha="right")
+    axes.set_yticks(range(size), names)
+    for i in range(size):
+        for j in range(size):
+            value = result.matrix.iat[i, j]
+            text = "" if math.isnan(value) else f"{value:.2f}"
+            axes.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if abs(value) > 0.6 else "black",
+            )
+    axes.set_title(f"Kendall tau ({result.rows} runs, metric {metric.column})")
+    figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
+    figure.tight_layout()
+    path = folder / PNG_NAME
+    tmp = folder / f".{PNG_NAME}.tmp"
+    figure.savefig(tmp, format="png", metadata={"Software": None})
+    plt.close(figure)
+    tmp.replace(path)
+    return str(path)

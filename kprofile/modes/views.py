@@ -1,0 +1,212 @@
+"""The per-file views (summary, ratio, head, tail, top/within): data in, Sections out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from kprofile.core.analysis import (
+    CommonConfig,
+    best_row,
+    format_value,
+    plain,
+    shape_columns,
+    shape_label,
+    tuning_columns,
+)
+from kprofile.inputs.load import MESH_IDX, SPEC, Results
+from kprofile.core.metric import (
+    Metric,
+    best_position,
+    metric_values,
+    rank_order,
+    ratio_to,
+    valid_mask,
+    worst_position,
+)
+from kprofile.render.section import Section
+
+RATIO = "ratio"
+
+
+def summary_view(results: Results, metric: Metric, *, group: str = "") -> Section:
+    """Entries, best mesh_idx, worst and best metric, worst/best, shape, best config."""
+    frame = results.frame
+    values = metric_values(frame, metric)
+    failed = int((~valid_mask(values)).sum())
+    best = best_row(results, metric)
+    shape = shape_label(frame, shape_columns(results))
+    facts: list[tuple[str, object]] = [("entries", len(frame)), ("failed", failed)]
+    if best.position is None:
+        return Section(
+            "summary",
+            _title(results, group),
+            results.path,
+            tuple(facts + [("shape", shape or "-")]),
+            notes=("every run failed: no best entry",),
+        )
+    worst = worst_position(values, metric)
+    assert worst is not None
+    best_value = float(values[best.position])
+    facts += [
+        ("best mesh_idx", plain(frame[MESH_IDX].iloc[best.position])),
+        (f"worst {metric.column}", float(values[worst])),
+        (f"best {metric.column}", best_value),
+        ("worst/best", float(ratio_to(values[worst], best_value, metric))),
+        ("shape", shape or "-"),
+    ]
+    config = best.config()
+    tuning = tuning_columns(results) or results.params
+    table = (
+        pd.DataFrame(
+            {
+                "parameter": list(tuning),
+                "value": pd.Series([config[p] for p in tuning], dtype=object),
+            }
+        )
+        if tuning
+        else None
+    )
+    notes: tuple[str, ...] = ()
+    if SPEC in frame.columns:
+        notes = (f"best spec: {frame[SPEC].iloc[best.position]}",)
+    return Section(
+        "summary",
+        _title(results, group),
+        results.path,
+        tuple(facts),
+        table,
+        notes=notes,
+    )
+
+
+def entries_table(
+    results: Results,
+    positions: np.ndarray,
+    metric: Metric,
+    *,
+    with_failed: bool = False,
+) -> pd.DataFrame:
+    """mesh_idx, tuning parameters, metric and ratio for ``positions`` (in that order)."""
+    frame = results.frame
+    values = metric_values(frame, metric)
+    best = best_position(values, metric)
+    best_value = math.nan if best is None else float(values[best])
+    if with_failed:
+        positions = np.concatenate([positions, np.flatnonzero(~valid_mask(values))])
+    columns = [MESH_IDX, *tuning_columns(results)]
+    table = frame.iloc[positions][columns].reset_index(drop=True)
+    table[metric.column] = values[positions]
+    table[RATIO] = ratio_to(values[positions], best_value, metric)
+    return table
+
+
+def ratio_view(results: Results, metric: Metric, *, group: str = "") -> Section:
+    """Every entry with its ratio to the best, best first; failed runs last without ratio."""
+    order = rank_order(metric_values(results.frame, metric), metric)
+    table = entries_table(results, order, metric, with_failed=True)
+    return Section(
+        "ratio",
+        _title(results, group, "ratio to best"),
+        results.path,
+        (),
+        table,
+        highlight=(0,) if len(order) else (),
+    )
+
+
+def head_view(
+    results: Results, metric: Metric, count: int, *, group: str = ""
+) -> Section:
+    """The best ``count`` entries."""
+    order = rank_order(metric_values(results.frame, metric), metric)[:count]
+    table = entries_table(results, order, metric)
+    return Section(
+        "head",
+        _title(results, group, f"best {count}"),
+        results.path,
+        (),
+        table,
+        highlight=(0,) if len(order) else (),
+    )
+
+
+def tail_view(
+    results: Results, metric: Metric, count: int, *, group: str = ""
+) -> Section:
+    """The worst ``count`` entries that ran, worst last."""
+    order = rank_order(metric_values(results.frame, metric), metric)
+    chosen = order[max(len(order) - count, 0) :]
+    table = entries_table(results, chosen, metric)
+    return Section(
+        "tail", _title(results, group, f"worst {count}"), results.path, (), table
+    )
+
+
+def common_view(
+    common: CommonConfig,
+    metric: Metric,
+    *,
+    kind: str,
+    amount: float,
+    group: str = "",
+    verbose: bool = False,
+) -> list[Section]:
+    """``--top``/``--within``: per-parameter mode and share, the common config, measured or not."""
+    results = common.results
+    what = (
+        f"top {amount:g} ({amount * 100:g}% of ranked entries)"
+        if kind == "top"
+        else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
+    )
+    config = "/".join(f"{k}={format_value(v)}" for k, v in common.config.items())
+    if not len(common.subset):
+        measured = "no run succeeded"
+    elif common.measured is None:
+        measured = "never benchmarked"
+    elif math.isnan(common.ratio):
+        measured = f"measured (mesh_idx {plain(results.frame[MESH_IDX].iloc[common.measured])}), but the run failed"
+    else:
+        measured = f"measured: mesh_idx {plain(results.frame[MESH_IDX].iloc[common.measured])}, ratio {common.ratio:.3f}"
+    facts = (
+        ("selection", what),
+        ("entries", f"{len(common.subset)} of {common.valid_count} that ran"),
+        ("common config", config or "-"),
+        ("measured", measured),
+    )
+    table = pd.DataFrame(
+        {
+            "parameter": [m.name for m in common.modes],
+            "most frequent": pd.Series([m.value for m in common.modes], dtype=object),
+            "share": [m.share for m in common.modes],
+        }
+    )
+    sections = [Section(kind, _title(results, group, what), results.path, facts, table)]
+    if verbose:
+        subset = entries_table(results, common.subset, metric)
+        sections.append(
+            Section(
+                f"{kind}-subset",
+                _title(results, group, f"{kind} subset"),
+                results.path,
+                (),
+                subset,
+                highlight=(0,) if len(subset) else (),
+            )
+        )
+    return sections
+
+
+def _title(results: Results, group: str, what: str = "") -> str:
+    parts = [results.path + (f" [{group}]" if group else "")]
+    if what:
+        parts.append(what)
+    return ": ".join(parts)
+
+
+def group_label(results: Results, pivots: Sequence[str]) -> str:
+    """``M=256/N=...`` for a group made by ``split_by``; empty without pivots."""
+    return shape_label(results.frame, pivots) if pivots else ""

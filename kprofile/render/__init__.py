@@ -1,0 +1,1 @@
+"""Rendering report sections as terminal tables, plain text, Markdown or JSON, and charts."""
