@@ -14,18 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.core.analysis import (
-    CommonConfig,
-    common_config,
-    common_shape_columns,
-    split_by,
-)
+from kprofile.core.columns import common_shape_columns, split_by
+from kprofile.core.metric import Metric, metric_values, rank_order, resolve_metric
+from kprofile.core.select import CommonConfig, common_config
 from kprofile.errors import InvalidInput, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.manifest.write import Source, manifest_path, manifest_text
-from kprofile.core.metric import Metric, metric_values, rank_order, resolve_metric
-from kprofile.options import Options, check_combinations
-from kprofile.render.section import Section
 from kprofile.modes.views import (
     common_view,
     group_label,
@@ -34,6 +28,8 @@ from kprofile.modes.views import (
     summary_view,
     tail_view,
 )
+from kprofile.options import Options, check_combinations
+from kprofile.render.section import Section
 
 
 class NoUsableInput(Exception):
@@ -252,7 +248,11 @@ def _diff(options: Options, outcome: Outcome, metric: Metric) -> None:
 
 
 def _correlation(options: Options, outcome: Outcome, metric: Metric) -> None:
-    from kprofile.modes.correlation import correlate, correlation_sections, write_heatmap
+    from kprofile.modes.correlation import (
+        correlate,
+        correlation_sections,
+        write_heatmap,
+    )
 
     result = correlate(outcome.inputs, metric)
     png = write_heatmap(result, options.out_dir, metric)
@@ -339,7 +339,11 @@ def _cover(options: Options, outcome: Outcome, metric: Metric) -> None:
 
 def _importance(options: Options, outcome: Outcome, metric: Metric) -> None:
     from kprofile.core.combine import combine
-    from kprofile.modes.importance import AnalysisInputError, importance, plot_importance
+    from kprofile.modes.importance import (
+        AnalysisInputError,
+        importance,
+        plot_importance,
+    )
     from kprofile.modes.importance_view import importance_sections
 
     combined = combine(outcome.inputs, options.pivots)

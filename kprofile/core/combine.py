@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from kprofile.core.analysis import common_shape_columns
+from kprofile.core.columns import common_shape_columns
 from kprofile.inputs.load import SPEC, Results
 
 

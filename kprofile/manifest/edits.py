@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
+from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
 from kprofile.manifest.text_edit import (
     Edit,
     column,
@@ -24,8 +26,6 @@ from kprofile.manifest.text_edit import (
     line_start,
     next_line,
 )
-from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
-from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
 
 _PROPERTY = re.compile(r"\S+\s*")
 

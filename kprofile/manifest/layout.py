@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from hooks.manifest import compose_yaml, construct_yaml
-from kprofile.manifest.text_edit import content_end
 from kprofile.manifest.scalar import STR_TAG
+from kprofile.manifest.text_edit import content_end
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _MAP_TAG = "tag:yaml.org,2002:map"

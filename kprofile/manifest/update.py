@@ -31,10 +31,10 @@ from typing import Any, Literal
 
 from hooks.errors import CodegenError
 from hooks.manifest import parse_manifest
-from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.edits import append_edit, entry_edits
 from kprofile.manifest.layout import Layout, read_layout, shared_merge
 from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
+from kprofile.manifest.text_edit import Edit, apply_edits
 
 Status = Literal["added", "changed", "unchanged"]
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kprofile.core.analysis import plain
+from kprofile.core.values import plain
 from kprofile.manifest.scalar import render_scalar
 
 

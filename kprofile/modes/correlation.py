@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kprofile.errors import KprofileError
 from kprofile.core.kendall import kendall_tau_b
-from kprofile.inputs.load import Results
 from kprofile.core.metric import Metric, metric_values, valid_mask
+from kprofile.errors import KprofileError
+from kprofile.inputs.load import Results
 from kprofile.render.section import Section
 
 PNG_NAME = "correlation.png"

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.modes.cover import CONFIG, CoverResult
 from kprofile.core.metric import Metric
+from kprofile.modes.cover import CONFIG, CoverResult
 from kprofile.render.section import Section
 
 METHODS = {

@@ -22,16 +22,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.core.analysis import (
-    best_row,
-    common_shape_columns,
-    plain,
-    shape_label,
-    split_by,
-)
+from kprofile.core.columns import common_shape_columns, frame_shape_label, split_by
+from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
+from kprofile.core.select import best_row
+from kprofile.core.values import plain
 from kprofile.errors import KprofileError
 from kprofile.inputs.load import MESH_IDX, Results
-from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
 from kprofile.render.section import Section
 
 
@@ -76,7 +72,7 @@ def diff(
     highlight: list[int] = []
     tables: dict[str, pd.DataFrame] = {}
     for parts in shapes.values():
-        shape = shape_label(parts[0][1].frame, keys) or "(all)"
+        shape = frame_shape_label(parts[0][1].frame, keys) or "(all)"
         base_best = best_row(parts[0][1], metric)
         for index, (name, part) in enumerate(parts):
             best = best_row(part, metric)

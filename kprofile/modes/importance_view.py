@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from kprofile.modes.importance import ImportanceResult, ParamImportance
 from kprofile.core.metric import Metric
+from kprofile.modes.importance import ImportanceResult, ParamImportance
 from kprofile.render.section import Section
 
 

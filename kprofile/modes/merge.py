@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from kprofile.errors import KprofileError
+from kprofile.inputs.expr import ExprError, compile_expr, evaluate
 from kprofile.inputs.load import Results
 from kprofile.render.section import Section
-from kprofile.inputs.expr import ExprError, compile_expr, evaluate
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,11 +8,16 @@ from typing import Any
 import pandas as pd
 
 from hooks.manifest import parse_manifest
-from kprofile.core.analysis import CommonConfig, best_row
-from kprofile.inputs.load import Results
 from kprofile.core.metric import Metric
+from kprofile.core.select import CommonConfig, best_row
+from kprofile.inputs.load import Results
+from kprofile.manifest.update import (
+    ShapeChange,
+    UpdateResult,
+    change_details,
+    shape_label,
+)
 from kprofile.render.section import Section
-from kprofile.manifest.update import ShapeChange, UpdateResult, change_details, shape_label
 
 STATUSES = ("added", "changed", "unchanged")
 

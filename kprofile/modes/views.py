@@ -8,16 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from kprofile.core.analysis import (
-    CommonConfig,
-    best_row,
-    format_value,
-    plain,
-    shape_columns,
-    shape_label,
-    tuning_columns,
-)
-from kprofile.inputs.load import MESH_IDX, SPEC, Results
+from kprofile.core.columns import frame_shape_label, shape_columns, tuning_columns
 from kprofile.core.metric import (
     Metric,
     best_position,
@@ -27,6 +18,9 @@ from kprofile.core.metric import (
     valid_mask,
     worst_position,
 )
+from kprofile.core.select import CommonConfig, best_row
+from kprofile.core.values import plain, value_label
+from kprofile.inputs.load import MESH_IDX, SPEC, Results
 from kprofile.render.section import Section
 
 RATIO = "ratio"
@@ -38,7 +32,7 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
     values = metric_values(frame, metric)
     failed = int((~valid_mask(values)).sum())
     best = best_row(results, metric)
-    shape = shape_label(frame, shape_columns(results))
+    shape = frame_shape_label(frame, shape_columns(results))
     facts: list[tuple[str, object]] = [("entries", len(frame)), ("failed", failed)]
     if best.position is None:
         return Section(
@@ -162,7 +156,7 @@ def common_view(
         if kind == "top"
         else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
     )
-    config = "/".join(f"{k}={format_value(v)}" for k, v in common.config.items())
+    config = "/".join(f"{k}={value_label(v)}" for k, v in common.config.items())
     if not len(common.subset):
         measured = "no run succeeded"
     elif common.measured is None:
@@ -209,4 +203,4 @@ def _title(results: Results, group: str, what: str = "") -> str:
 
 def group_label(results: Results, pivots: Sequence[str]) -> str:
     """``M=256/N=...`` for a group made by ``split_by``; empty without pivots."""
-    return shape_label(results.frame, pivots) if pivots else ""
+    return frame_shape_label(results.frame, pivots) if pivots else ""

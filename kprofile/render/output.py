@@ -15,7 +15,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from kprofile.core.analysis import plain
+from kprofile.core.values import plain
 from kprofile.render.section import Section
 
 FORMATS = ("text", "markdown", "json")

@@ -1,13 +1,9 @@
-"""Library functions over loaded results: column roles, best rows, the common config.
-
-These are the building blocks the views (and later ``--update``/``--cover``/
-``--importance``) share. All of them are vectorized: one pass per column, never one
-Python step per row.
+"""Choosing rows: the best one, the top fraction, those within a band of the best, and
+the "common config" of a selection (each tuning parameter's most frequent value).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,8 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.errors import KprofileError
-from kprofile.inputs.load import Results
+from kprofile.core.columns import shape_columns, tuning_columns
 from kprofile.core.metric import (
     Metric,
     best_position,
@@ -26,91 +21,8 @@ from kprofile.core.metric import (
     ratio_to,
     valid_mask,
 )
-
-
-def parameter_columns(results: Results) -> tuple[str, ...]:
-    """The columns decoded from the spec string (for YAML inputs: the params keys), in order."""
-    return results.params
-
-
-def _is_constant(column: pd.Series) -> bool:
-    return bool(column.nunique(dropna=False) <= 1)
-
-
-def shape_columns(results: Results) -> tuple[str, ...]:
-    """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
-    return tuple(p for p in results.params if _is_constant(results.frame[p]))
-
-
-def tuning_columns(results: Results) -> tuple[str, ...]:
-    """Parameter columns that vary within this file (what the sweep tuned)."""
-    shape = set(shape_columns(results))
-    return tuple(p for p in results.params if p not in shape)
-
-
-def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
-    """Parameter columns that every file has and that are constant within each file."""
-    if not inputs:
-        return ()
-    shared = [p for p in inputs[0].params if all(p in r.params for r in inputs[1:])]
-    return tuple(p for p in shared if all(_is_constant(r.frame[p]) for r in inputs))
-
-
-def shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
-    """``M=256/N=20480/K=5376`` from the first row of ``frame`` (constant columns)."""
-    if frame.empty:
-        return ""
-    first = frame.iloc[0]
-    return "/".join(f"{c}={format_value(first[c])}" for c in columns)
-
-
-def format_value(value: Any) -> str:
-    """A parameter value as it reads in a spec string."""
-    if (
-        value is None
-        or (isinstance(value, float) and math.isnan(value))
-        or value is pd.NA
-    ):
-        return "NA"
-    if isinstance(value, (np.generic,)):
-        value = value.item()
-    return str(value)
-
-
-def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
-    """The file split into one Results per distinct value of ``pivots`` (input order).
-
-    With no pivots the file is returned whole. A pivot the file lacks is an error.
-    """
-    if not pivots:
-        return [results]
-    missing = [p for p in pivots if p not in results.frame.columns]
-    if missing:
-        raise KprofileError(
-            results.path, f"no column {', '.join(map(repr, missing))} to group by (-p)"
-        )
-    codes, _ = _group_codes(results.frame, pivots)
-    order = np.unique(codes, return_index=True)[1]
-    firsts = sorted(order)
-    parts = []
-    for first in firsts:
-        rows = np.flatnonzero(codes == codes[first])
-        parts.append(
-            dataclasses.replace(
-                results, frame=results.frame.iloc[rows].reset_index(drop=True)
-            )
-        )
-    return parts
-
-
-def _group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, int]:
-    codes = np.zeros(len(frame), dtype=np.int64)
-    size = 1
-    for column in columns:
-        local, uniques = pd.factorize(frame[column], use_na_sentinel=False)
-        codes = codes * len(uniques) + local
-        size *= max(len(uniques), 1)
-    return pd.factorize(codes)[0], size
+from kprofile.core.values import plain
+from kprofile.inputs.load import Results
 
 
 @dataclass(frozen=True)
@@ -138,22 +50,6 @@ def best_row(results: Results, metric: Metric) -> Best:
     return Best(
         results, position, math.nan if position is None else float(values[position])
     )
-
-
-def best_rows(inputs: Sequence[Results], metric: Metric) -> list[Best]:
-    """The best row of each file, in input order."""
-    return [best_row(r, metric) for r in inputs]
-
-
-def plain(value: Any) -> Any:
-    """numpy/pandas scalars as Python values; missing values as None."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 @dataclass(frozen=True)

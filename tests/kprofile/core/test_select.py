@@ -9,18 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kprofile.core.analysis import (
-    best_row,
-    best_rows,
-    common_config,
+from kprofile.core.columns import (
     common_shape_columns,
-    parameter_columns,
-    select_top,
     shape_columns,
     split_by,
     tuning_columns,
 )
 from kprofile.core.metric import Metric, metric_values
+from kprofile.core.select import best_row, common_config, select_top
 from kprofile.inputs.load import load_results
 
 RESULTS = Path(__file__).parents[3] / "fixtures" / "results"
@@ -47,7 +43,7 @@ def _raw(path: str) -> pd.DataFrame:
 
 def test_column_roles() -> None:
     results = load_results(FILES[0])
-    assert parameter_columns(results) == (*TUNING, "M", "N", "K")
+    assert results.params == (*TUNING, "M", "N", "K")
     assert shape_columns(results) == ("M", "N", "K")
     assert tuning_columns(results) == TUNING
     assert common_shape_columns([load_results(f) for f in FILES]) == ("M", "N", "K")
@@ -68,10 +64,6 @@ def test_best_row_matches_pandas(path: str, metric: Metric) -> None:
     assert best.value == raw[metric.column][expected]
     assert best.config()["BM"] == int(raw["BM"][expected])
 
-
-def test_best_rows_one_per_file() -> None:
-    bests = best_rows([load_results(f) for f in FILES], MET)
-    assert [b.results.path for b in bests] == FILES
 
 
 @pytest.mark.parametrize("path", FILES)

@@ -1,0 +1,40 @@
+"""One conversion for values taken out of a table, and one way to label them.
+
+``plain`` turns numpy and pandas scalars into Python values (missing values become
+None); every writer (manifests, JSON, charts, labels) starts from it. ``value_label``
+spells a value as a spec string does (``128``, ``True``, ``ws_pingpong``), with
+``NA`` for a missing value; ``shape_label`` joins labels into ``M=256/N=20480``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+MISSING_LABEL = "NA"
+
+
+def plain(value: Any) -> Any:
+    """numpy/pandas scalars as Python values; None, NA, NaT and NaN as None."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def value_label(value: Any) -> str:
+    """A parameter value as it reads in a spec string; ``NA`` when missing."""
+    value = plain(value)
+    return MISSING_LABEL if value is None else str(value)
+
+
+def shape_label(values: Mapping[str, Any]) -> str:
+    """``M=256/N=20480/K=5376`` for a mapping of column to value."""
+    return "/".join(f"{k}={value_label(v)}" for k, v in values.items())
