@@ -1,13 +1,22 @@
-"""Parsed command-line options as one typed record, and the small parsers behind them."""
+"""The command line as one typed record, and the click types that parse its values.
+
+``Options`` is what ``kprofile.cli`` hands to ``kprofile.run``: every flag already
+parsed (fractions as floats, column lists as tuples). Which flags may be combined is
+decided by the mode table in ``kprofile.modes`` (``check_options``), not here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+import click
 
 from kprofile.errors import usage_error
 
 DEFAULT_METRIC = "met (ms)"
+DEFAULT_MAX_ROWS = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -28,31 +37,16 @@ class Options:
     sort_pivots: tuple[str, ...] = ()
     query: str | None = None
     output: str | None = None
+    write_selection: bool = False
     out_dir: str = "."
     format: str = "text"
     update: str | None = None
     dry_run: bool = False
     cover: float | None = None
+    cover_time_limit: float | None = None
     importance: bool = False
     plot: str | None = None
-
-    @property
-    def mode(self) -> str:
-        """``diff``, ``merge``, ``correlation``, ``cover``, ``importance`` (whole-input modes)
-        or ``files`` (per-file views, and ``--update``)."""
-        for name, on in self._modes():
-            if on:
-                return name.lstrip("-")
-        return "files"
-
-    def _modes(self) -> tuple[tuple[str, bool], ...]:
-        return (
-            ("--diff", self.diff),
-            ("--merge", self.merge),
-            ("--correlation", self.correlation),
-            ("--cover", self.cover is not None),
-            ("--importance", self.importance),
-        )
+    max_rows: int = DEFAULT_MAX_ROWS
 
 
 def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
@@ -72,7 +66,7 @@ def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
 
 
 def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
-    """``0.05`` or ``5%``; within (0, 1] (or [0, ...) for a band when ``allow_zero``)."""
+    """``0.05`` or ``5%``: in (0, 1], or any finite value >= 0 when ``allow_zero``."""
     text = value.strip()
     scale = 100.0 if text.endswith("%") else 1.0
     try:
@@ -93,68 +87,65 @@ def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
     return number
 
 
-def check_combinations(options: Options) -> None:
-    """Refuse flags that cannot work together, naming them."""
-    modes = [flag for flag, on in options._modes() if on]
-    if len(modes) > 1:
-        raise usage_error(f"{modes[0]} and {modes[1]} cannot be combined")
-    views = [
-        flag
-        for flag, on in (
-            ("--ratio", options.ratio),
-            ("--head", options.head is not None),
-            ("--tail", options.tail is not None),
-            ("--top", options.top is not None),
-            ("--within", options.within is not None),
-        )
-        if on
-    ]
-    if modes and views:
-        raise usage_error(
-            f"{views[0]} is a per-file view; it cannot be combined with {modes[0]}"
-        )
-    if options.sort_pivots and not options.merge:
-        raise usage_error("--sort-pivots only applies to --merge")
-    if options.correlation and options.pivots:
-        raise usage_error("-p/--pivots does not apply to --correlation")
-    if options.output and options.mode in ("diff", "correlation", "importance"):
-        raise usage_error(
-            f"-o writes a manifest of selected entries; {modes[0]} selects none"
-        )
-    selecting = [v for v in views if v != "--ratio"]
-    if options.output and len(selecting) > 1:
-        raise usage_error(
-            f"-o: {selecting[0]} and {selecting[1]} select different entries; pass one of them"
-        )
-    _check_update(options, modes, selecting)
-    if options.plot is not None and not options.importance:
-        raise usage_error("--plot only applies to --importance")
-    for flag, count in (("--head", options.head), ("--tail", options.tail)):
-        if count is not None and count < 1:
+def _option_name(param: click.Parameter | None) -> str:
+    """The long spelling of an option, as messages name it (``--top``)."""
+    if param is None:
+        return "kprofile"
+    longs = [o for o in param.opts if o.startswith("--")]
+    return (longs or list(param.opts) or [str(param.name)])[0]
+
+
+class Fraction(click.ParamType):
+    """``0.05`` or ``5%``; ``band`` admits 0 and values above 1 (a tolerance)."""
+
+    name = "fraction"
+
+    def __init__(self, *, band: bool) -> None:
+        self.band = band
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        return parse_fraction(str(value), _option_name(param), allow_zero=self.band)
+
+
+class Columns(click.ParamType):
+    """``M,N,K`` or ``[M,N,K]``; with ``multiple=True`` the lists are joined later
+    by ``parse_columns`` so repeated flags and duplicates behave the same."""
+
+    name = "columns"
+
+    def __init__(self, option: str) -> None:
+        self.option = option
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> str:
+        text = str(value)
+        parse_columns([text], self.option)  # refuses an empty name now
+        return text
+
+
+class Positive(click.ParamType):
+    """A positive integer (a count of entries or rows)."""
+
+    name = "count"
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a valid integer", param, ctx)
+        if number < 1:
             raise usage_error(
-                f"{flag}: expected a positive number of entries, got {count}"
+                f"{_option_name(param)}: expected a positive number of {self.what}, "
+                f"got {number}"
             )
-    if not options.files:
-        raise usage_error("no input files; see kprofile --help")
-
-
-def _check_update(options: Options, modes: list[str], selecting: list[str]) -> None:
-    if options.dry_run and options.update is None:
-        raise usage_error("--dry-run only applies to --update")
-    if options.update is None:
-        return
-    if modes:
-        raise usage_error(
-            f"--update works per result file; it cannot be combined with {modes[0]}"
-        )
-    if options.output:
-        raise usage_error("--update and -o both write a manifest; pass one of them")
-    several = [v for v in selecting if v in ("--head", "--tail")]
-    if several:
-        raise usage_error(
-            f"--update takes one config per shape (the best, or the common config of --top/--within); {several[0]} selects several"
-        )
-    if len(selecting) > 1:
-        raise usage_error(
-            f"--update: {selecting[0]} and {selecting[1]} choose different configs; pass one of them"
-        )
+        return number

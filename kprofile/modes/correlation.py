@@ -19,6 +19,8 @@ from kprofile.core.kendall import kendall_tau_b
 from kprofile.core.metric import Metric, metric_values, valid_mask
 from kprofile.errors import KprofileError
 from kprofile.inputs.load import Results
+from kprofile.options import Options
+from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
 PNG_NAME = "correlation.png"
@@ -145,3 +147,12 @@ def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
     plt.close(figure)
     tmp.replace(path)
     return str(path)
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``-c``: the correlations, and the heatmap in ``--out-dir``."""
+    assert metric is not None  # the mode table says this mode needs one
+    result = correlate(outcome.inputs, metric)
+    png = write_heatmap(result, options.out_dir, metric)
+    outcome.written.append(png)
+    outcome.sections += correlation_sections(result, metric, png)

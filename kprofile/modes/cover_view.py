@@ -7,8 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from kprofile.core.combine import combine
 from kprofile.core.metric import Metric
-from kprofile.modes.cover import CONFIG, CoverResult
+from kprofile.errors import usage_error
+from kprofile.modes.cover import CONFIG, AnalysisInputError, CoverResult, cover
+from kprofile.options import Options
+from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
 METHODS = {
@@ -69,3 +73,24 @@ def cover_entries(
         "records"
     )
     return [{**shape, **config} for shape, config in zip(shapes, configs)]
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``--cover TOL``: the fewest configs within TOL of each shape's best."""
+    assert metric is not None and options.cover is not None  # the mode table
+    combined = combine(outcome.inputs, options.pivots)
+    try:
+        result = cover(
+            combined.frame,
+            shape_cols=combined.shape_cols,
+            param_cols=combined.param_cols,
+            metric=metric.column,
+            lower_is_better=not metric.higher_is_better,
+            tol=options.cover,
+        )
+    except AnalysisInputError as exc:
+        raise usage_error(f"--cover: {exc}") from None
+    outcome.sections += cover_sections(
+        result, shape_cols=combined.shape_cols, metric=metric
+    )
+    outcome.entries += cover_entries(result, combined.shape_cols)

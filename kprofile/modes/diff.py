@@ -12,6 +12,7 @@ with its metric in each file and its ratio to the same configuration in the base
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -28,6 +29,8 @@ from kprofile.core.select import best_row
 from kprofile.core.values import plain
 from kprofile.errors import KprofileError
 from kprofile.inputs.load import MESH_IDX, Results
+from kprofile.options import Options
+from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
 
@@ -170,3 +173,13 @@ def write_tables(tables: dict[str, pd.DataFrame], out_dir: str) -> list[str]:
         )
         written.append(str(path))
     return written
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``-d``: the comparison table, and one CSV per shape in ``--out-dir``."""
+    assert metric is not None  # the mode table says this mode needs one
+    result = diff(outcome.inputs, metric, options.pivots)
+    written = write_tables(result.tables, options.out_dir)
+    outcome.written += written
+    notes = tuple(f"wrote {p}" for p in written)
+    outcome.sections.append(dataclasses.replace(result.section, notes=notes))

@@ -7,8 +7,18 @@ from typing import Any
 
 import pandas as pd
 
+from kprofile.core.combine import combine
 from kprofile.core.metric import Metric
-from kprofile.modes.importance import ImportanceResult, ParamImportance
+from kprofile.errors import KprofileError, usage_error
+from kprofile.modes.importance import (
+    AnalysisInputError,
+    ImportanceResult,
+    ParamImportance,
+    importance,
+    plot_importance,
+)
+from kprofile.options import Options
+from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
 
@@ -67,3 +77,31 @@ def importance_sections(
 def _worst_value(p: ParamImportance) -> object:
     """The value whose reachable ratio on its worst shape is the parameter's cost."""
     return next(v.value for v in p.values if v.shapes and v.worst == p.cost)
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``--importance``: parameters ranked by what a bad value costs; --plot charts."""
+    assert metric is not None  # the mode table says this mode needs one
+    combined = combine(outcome.inputs, options.pivots)
+    try:
+        result = importance(
+            combined.frame,
+            shape_cols=combined.shape_cols,
+            param_cols=combined.param_cols,
+            metric=metric.column,
+            lower_is_better=not metric.higher_is_better,
+        )
+    except AnalysisInputError as exc:
+        raise usage_error(f"--importance: {exc}") from None
+    written: list[str] = []
+    if options.plot is not None:
+        try:
+            written = [str(p) for p in plot_importance(result, options.plot)]
+        except OSError as exc:
+            raise KprofileError(
+                options.plot, f"--plot: cannot write: {exc.strerror or exc}"
+            ) from None
+    outcome.written += written
+    outcome.sections += importance_sections(
+        result, shape_cols=combined.shape_cols, metric=metric, written=written
+    )

@@ -8,15 +8,19 @@ that has a value for the row; rows where inputs disagree are counted in a note.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from kprofile.errors import KprofileError
+from kprofile.core.metric import Metric
+from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.expr import ExprError, compile_expr, evaluate
 from kprofile.inputs.load import Results
+from kprofile.options import Options
+from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
 
@@ -135,3 +139,19 @@ def merge_section(merged: Merged, sources: Sequence[str]) -> Section:
     return Section(
         "merge", "merge: " + ", ".join(sources), None, facts, merged.table, notes=notes
     )
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``--merge``: the joined table, sorted and filtered; -o writes its rows."""
+    merged = merge_inputs(outcome.inputs, options.pivots)
+    table = merged.table
+    if options.sort_pivots:
+        table = sort_rows(table, options.sort_pivots)
+    if options.query:
+        table = query_rows(table, options.query)
+    if table.empty:
+        after = f" after --query {options.query!r}" if options.query else ""
+        raise usage_error(f"--merge: the result is empty{after}")
+    merged = dataclasses.replace(merged, table=table)
+    outcome.sections.append(merge_section(merged, [r.path for r in outcome.inputs]))
+    outcome.entries += table.to_dict("records")

@@ -1,4 +1,9 @@
-"""``--update``: what was chosen per shape, and the sections that report the upsert."""
+"""``--update MANIFEST``: put the configs a mode selected into a curated manifest.
+
+The edit itself (byte-exact, in place) is ``kprofile.manifest.update``; this module
+decides the pivots, writes the file (or, with ``--dry-run``, only shows the diff) and
+reports each shape's change as sections.
+"""
 
 from __future__ import annotations
 
@@ -7,37 +12,71 @@ from typing import Any
 
 import pandas as pd
 
+from hooks.diff import unified_diff
 from hooks.manifest import parse_manifest
-from kprofile.core.metric import Metric
-from kprofile.core.select import CommonConfig, best_row
-from kprofile.inputs.load import Results
+from hooks.textio import read_text, write_text_atomic
+from kprofile.errors import KprofileError
 from kprofile.manifest.update import (
     ShapeChange,
     UpdateResult,
     change_details,
     shape_label,
+    update_manifest,
 )
+from kprofile.options import Options
+from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
 STATUSES = ("added", "changed", "unchanged")
 
 
-def chosen_config(
-    results: Results, metric: Metric, common: CommonConfig | None, pivots: Sequence[str]
-) -> dict[str, Any] | None:
-    """The config to upsert for one file (or ``-p`` group): the common config of
-    ``--top``/``--within`` if given, else the best entry; pivots first, missing values left
-    out. None when no run succeeded."""
-    if common is not None:
-        config = common.config if len(common.subset) else None
-    else:
-        best = best_row(results, metric)
-        config = best.config() if best.position is not None else None
-    if config is None:
-        return None
-    ordered = {p: config[p] for p in pivots if p in config}
-    ordered.update((k, v) for k, v in config.items() if k not in ordered)
-    return {k: v for k, v in ordered.items() if v is not None}
+def apply_update(options: Options, outcome: Outcome) -> None:
+    """Upsert ``outcome.upserts`` into the manifest ``options.update``: written
+    atomically and only if it changes. Default pivots (no ``-p``) that no manifest
+    entry uses are dropped."""
+    path = options.update
+    assert path is not None  # run() calls this only for --update
+    if not outcome.upserts:
+        raise KprofileError(
+            path, "--update: no config to put in (no successful run in any input)"
+        )
+    text = read_text(path)
+    pivots, unused = tuple(options.pivots), ()
+    if not options.pivots:
+        pivots = _default_pivots(outcome)
+        pivots, unused = manifest_pivots(text, path, pivots)
+    result = update_manifest(text, outcome.upserts, pivots=pivots, path=path)
+    changed = result.text != text
+    state = _state(changed, dry_run=options.dry_run)
+    outcome.sections.append(
+        update_section(result, path=path, pivots=pivots, state=state, unused=unused)
+    )
+    if options.dry_run:
+        if changed:
+            diff = unified_diff(text, result.text, path, path)
+            outcome.sections.append(diff_section(path, diff))
+        return
+    if changed:
+        try:
+            write_text_atomic(path, result.text)
+        except OSError as exc:
+            raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
+        outcome.written.append(path)
+        outcome.note(f"updated {path}")
+
+
+def _default_pivots(outcome: Outcome) -> tuple[str, ...]:
+    from kprofile.core.columns import common_shape_columns
+
+    return common_shape_columns(outcome.inputs)
+
+
+def _state(changed: bool, *, dry_run: bool) -> str:
+    if dry_run:
+        return (
+            "dry run: nothing written" if changed else "dry run: nothing would change"
+        )
+    return "updated" if changed else "nothing to change: not rewritten"
 
 
 def manifest_pivots(

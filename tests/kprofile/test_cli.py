@@ -92,11 +92,18 @@ def test_ratio_table_lists_every_entry_failed_last(
     assert np.allclose(ratios[:-4], expected.to_numpy())
 
 
-def test_top_verbose_and_manifest_of_the_subset(
+def test_write_selection_writes_the_rows_of_top(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(
-        capsys, "run1/M256_N20480_K5376.pkl", "-t", "5%", "-v", "-o", "top5"
+        capsys,
+        "run1/M256_N20480_K5376.pkl",
+        "-t",
+        "5%",
+        "-v",
+        "-o",
+        "top5",
+        "--write-selection",
     )
     assert code == 0
     assert "== run1/M256_N20480_K5376.pkl: top 0.05 (5% of ranked entries) ==" in out
@@ -111,6 +118,64 @@ def test_top_verbose_and_manifest_of_the_subset(
         for i in chosen
     ]
     assert [{k: str(v) for k, v in e.items()} for e in entries] == specs
+
+
+def _spec_table(path: str) -> pd.DataFrame:
+    """The pickle's rows with every spec parameter as a string column (by hand)."""
+    raw = pd.read_pickle(path)["merged_df"]
+    params = pd.DataFrame(
+        [dict(t.lstrip("$").split("=") for t in s.split("/")[1:]) for s in raw["spec"]],
+        index=raw.index,
+    )
+    return params.join(raw["met (ms)"])
+
+
+def _most_frequent(column: pd.Series) -> str:
+    """The most frequent value; ties go to the value seen first (best rank first)."""
+    counts = column.value_counts()
+    tied = set(counts[counts == counts.max()].index)
+    return str(next(v for v in column if v in tied))
+
+
+@pytest.mark.parametrize("fraction", ["0.05", "0.2"])
+def test_top_writes_each_files_common_config_as_pandas_computes_it(
+    demo: Path, capsys: pytest.CaptureFixture[str], fraction: str
+) -> None:
+    files = [f"run1/{s}.pkl" for s in SHAPES]
+    code, _, err = run(capsys, *files, "--top", fraction, "-o", "common")
+    assert code == 0
+    entries = [dict(e.values) for e in load_manifest("common.yaml").entries]
+    assert len(entries) == len(files)
+    notes = err.splitlines()
+    for path, entry, note in zip(files, entries, notes):
+        table = _spec_table(path)
+        ran = table[table["met (ms)"] > 0].sort_values("met (ms)", kind="stable")
+        top = ran.iloc[: max(1, int(float(fraction) * len(ran)))]
+        expected = {
+            p: _most_frequent(top[p]) if table[p].nunique() > 1 else table[p].iloc[0]
+            for p in table.columns.drop("met (ms)")
+        }
+        assert {k: str(v) for k, v in entry.items()} == expected
+        match = ran[(ran.drop(columns="met (ms)") == pd.Series(expected)).all(axis=1)]
+        if match.empty:
+            assert note == (
+                f"{path}: warning: the common config was never benchmarked; "
+                "-o writes it unmeasured"
+            )
+        else:
+            ratio = match["met (ms)"].min() / ran["met (ms)"].min()
+            assert note == f"{path}: the common config was measured: ratio {ratio:.3f}"
+    assert notes[len(files)] == "wrote common.yaml (3 entries)"
+
+
+def test_head_alone_does_not_change_what_o_writes(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [f"run1/{s}.pkl" for s in SHAPES]
+    assert run(capsys, *files, "-o", "best")[0] == 0
+    assert run(capsys, *files, "--head", "5", "-o", "head")[0] == 0
+    best, head = Path("best.yaml").read_text(), Path("head.yaml").read_text()
+    assert best == head and best.count("- <<: *defaults") == 3
 
 
 def test_manifest_of_the_best_entry_per_file(
@@ -347,8 +412,24 @@ def test_group_by_pivots_in_one_file(
             "kprofile: error: -o writes a manifest of selected entries; --diff selects none",
         ),
         (
-            ["--head", "3", "-t", "0.1", "-o", "x", "a.pkl"],
+            ["--head", "3", "-t", "0.1", "-o", "x", "--write-selection", "a.pkl"],
             "kprofile: error: -o: --head and --top select different entries; pass one of them",
+        ),
+        (
+            ["--top", "0.1", "--within", "0.02", "-o", "x", "a.pkl"],
+            "kprofile: error: -o: --top and --within choose different configs; pass one of them",
+        ),
+        (
+            ["--head", "3", "--write-selection", "a.pkl"],
+            "kprofile: error: --write-selection only applies to -o",
+        ),
+        (
+            ["-o", "x", "--write-selection", "a.pkl"],
+            "kprofile: error: --write-selection needs --head, --tail, --top or --within",
+        ),
+        (
+            ["--cover-time-limit", "5", "a.pkl"],
+            "kprofile: error: --cover-time-limit only applies to --cover",
         ),
         (
             ["--sort-pivots", "M", "a.pkl"],

@@ -53,19 +53,19 @@ from support import (
                 "--update",
                 "table.yaml",
             ],
-            "kprofile: error: --update works per result file; it cannot be combined with --diff",
+            "kprofile: error: --update does not apply to --diff",
         ),
         (
             ["--merge", "tuning_sm100.yaml", "--update", "table.yaml"],
-            "kprofile: error: --update works per result file; it cannot be combined with --merge",
+            "kprofile: error: --update does not apply to --merge",
         ),
         (
             ["-c", "run1/M8_N7168_K2048.pkl", "--update", "table.yaml"],
-            "kprofile: error: --update works per result file; it cannot be combined with --correlation",
+            "kprofile: error: --update does not apply to --correlation",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--cover", "0.1", "--update", "table.yaml"],
-            "kprofile: error: --update works per result file; it cannot be combined with --cover",
+            "kprofile: error: --update does not apply to --cover",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--head", "3", "--update", "table.yaml"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pytest
 
 from kprofile.cli import main
@@ -110,3 +111,41 @@ def test_pivot_spellings_give_the_same_diff(
         "M=64_N=1.csv",
         "M=8_N=1.csv",
     ]
+
+
+def test_every_click_parameter_is_an_options_field_of_its_type() -> None:
+    """The command builds Options from its parameters by name: they must match."""
+    import dataclasses
+    import typing
+
+    from kprofile import options as module
+    from kprofile.cli import command
+
+    hints = typing.get_type_hints(module.Options, vars(module))
+    names = {p.name for p in command.params}
+    assert names == {f.name for f in dataclasses.fields(module.Options)}
+    ctx = click.Context(command)
+    for param in command.params:
+        assert param.name is not None
+        if isinstance(param, click.Option) and param.is_flag:
+            value: object = True
+        else:
+            value = _convert_a_sample(param, ctx)
+        expected = hints[param.name]
+        if param.multiple or param.nargs == -1:
+            assert typing.get_origin(expected) is tuple, param.name
+            continue
+        allowed = typing.get_args(expected) or (expected,)
+        assert isinstance(value, allowed), (param.name, value, expected)
+
+
+def _convert_a_sample(param: click.Parameter, ctx: click.Context) -> object:
+    samples = ["3", "5%", "2.5", "M,N", "x"]
+    if isinstance(param.type, click.Choice):
+        samples = [str(param.type.choices[0])]
+    for sample in samples:
+        try:
+            return param.type.convert(sample, param, ctx)
+        except (click.BadParameter, KprofileError, ValueError):
+            continue
+    raise AssertionError(f"no sample converts for {param.name}")

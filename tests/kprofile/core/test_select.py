@@ -65,7 +65,6 @@ def test_best_row_matches_pandas(path: str, metric: Metric) -> None:
     assert best.config()["BM"] == int(raw["BM"][expected])
 
 
-
 @pytest.mark.parametrize("path", FILES)
 @pytest.mark.parametrize("fraction", [0.01, 0.05, 0.2, 1.0])
 def test_common_config_matches_pandas(path: str, fraction: float) -> None:
