@@ -213,17 +213,9 @@ def install_command() -> str:
 
 
 def _print(options: Options, outcome: Outcome) -> None:
-    from kprofile.render import output
+    from kprofile.render import render
 
-    if options.format == "json":
-        sys.stdout.write(output.render_json(outcome.sections, _json_header(outcome)))
-    elif options.format == "markdown":
-        sys.stdout.write(output.render_markdown(outcome.sections))
-    elif sys.stdout.isatty():
-        output.render_rich(outcome.sections, sys.stdout)
-    else:
-        sys.stdout.write(output.render_plain(outcome.sections))
-    sys.stdout.flush()
+    render(outcome.sections, options.format, sys.stdout, _json_header(outcome))
 
 
 def _json_header(outcome: Outcome) -> dict[str, Any]:

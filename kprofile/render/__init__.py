@@ -1,1 +1,40 @@
-"""Rendering report sections as terminal tables, plain text, Markdown or JSON, and charts."""
+"""Rendering report sections: rich tables on a terminal, plain text when piped,
+Markdown, or one JSON document; and the charts modes draw.
+
+Text and Markdown round floats to 3 decimal places; JSON keeps full precision (and
+``null`` for missing values) because programs read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import IO, Any
+
+from kprofile.render.section import Section
+
+
+def render(
+    sections: Sequence[Section], fmt: str, stream: IO[str], header: dict[str, Any]
+) -> None:
+    """Write ``sections`` to ``stream`` as ``fmt`` (text, markdown or json).
+
+    Text is rich tables when ``stream`` is a terminal and plain text otherwise.
+    ``header`` (metric, inputs, skipped, written) only goes into JSON.
+    """
+    if fmt == "json":
+        from kprofile.render.jsondoc import render_json
+
+        stream.write(render_json(sections, header))
+    elif fmt == "markdown":
+        from kprofile.render.markdown import render_markdown
+
+        stream.write(render_markdown(sections))
+    elif stream.isatty():
+        from kprofile.render.text import render_rich
+
+        render_rich(sections, stream)
+    else:
+        from kprofile.render.text import render_plain
+
+        stream.write(render_plain(sections))
+    stream.flush()

@@ -1,4 +1,4 @@
-"""What a view returns: sections of facts and tables, rendered later by ``kprofile.render.output``."""
+"""What a mode reports: sections of facts and tables, rendered by ``kprofile.render``."""
 
 from __future__ import annotations
 

@@ -609,8 +609,8 @@ def test_every_view_renders_in_every_format(
 
 
 def test_rich_rendering_on_a_terminal() -> None:
-    from kprofile.render.output import render_rich
     from kprofile.render.section import Section
+    from kprofile.render.text import render_rich
 
     stream = io.StringIO()
     table = pd.DataFrame(

@@ -165,8 +165,8 @@ def test_analysis_without_a_successful_run_is_one_line(
 def test_rich_prints_data_as_written_not_as_markup() -> None:
     import io
 
-    from kprofile.render.output import render_rich
     from kprofile.render.section import Section
+    from kprofile.render.text import render_rich
 
     stream = io.StringIO()
     diff = "--- t.yaml\n+++ t.yaml\n@@ -1 +1 @@\n-params: [{M: 8}]\n+params: [{M: 8, BM: 64}]\n"

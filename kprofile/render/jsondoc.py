@@ -1,0 +1,53 @@
+"""Sections as one JSON document for programs: full precision, ``null`` if missing."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from kprofile.core.values import plain
+from kprofile.render.section import Section
+
+
+def json_value(value: Any) -> Any:
+    """A value JSON can hold: NaN/NA -> null, numpy scalars -> Python."""
+    value = plain(value)
+    if isinstance(value, float) and math.isinf(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def section_json(section: Section) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "view": section.view,
+        "title": section.title,
+        "source": section.source,
+        "facts": {k: json_value(v) for k, v in section.facts},
+    }
+    if section.table is not None:
+        table = section.table
+        data["columns"] = [str(c) for c in table.columns]
+        columns = {
+            str(c): [json_value(v) for v in table.iloc[:, i].tolist()]
+            for i, c in enumerate(table.columns)
+        }
+        data["rows"] = (
+            [dict(zip(columns, values)) for values in zip(*columns.values())]
+            if columns
+            else []
+        )
+        data["highlight"] = list(section.highlight)
+    data["notes"] = list(section.notes)
+    return data
+
+
+def render_json(sections: Sequence[Section], header: dict[str, Any]) -> str:
+    """One JSON document: ``header`` (metric, inputs, skipped, written) and the
+    ``sections``."""
+    document = dict(header)
+    document["sections"] = [section_json(s) for s in sections]
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
