@@ -111,42 +111,14 @@ def correlation_sections(
 
 def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
     """Draw the matrix as an annotated heatmap into ``out_dir/correlation.png``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from kprofile.render.charts import heatmap_png
+    from kprofile.render.files import write_files
 
     folder = Path(out_dir)
     if not folder.is_dir():
         raise KprofileError(out_dir, "--out-dir is not an existing folder")
-    names = list(result.columns)
-    size = len(names)
-    figure, axes = plt.subplots(figsize=(1.0 + 0.8 * size, 0.6 + 0.7 * size), dpi=100)
-    image = axes.imshow(result.matrix.to_numpy(), cmap="RdBu_r", vmin=-1.0, vmax=1.0)
-    axes.set_xticks(range(size), names, rotation=45, ha="right")
-    axes.set_yticks(range(size), names)
-    for i in range(size):
-        for j in range(size):
-            value = result.matrix.iat[i, j]
-            text = "" if math.isnan(value) else f"{value:.2f}"
-            axes.text(
-                j,
-                i,
-                text,
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if abs(value) > 0.6 else "black",
-            )
-    axes.set_title(f"Kendall tau ({result.rows} runs, metric {metric.column})")
-    figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
-    figure.tight_layout()
-    path = folder / PNG_NAME
-    tmp = folder / f".{PNG_NAME}.tmp"
-    figure.savefig(tmp, format="png", metadata={"Software": None})
-    plt.close(figure)
-    tmp.replace(path)
-    return str(path)
+    title = f"Kendall tau ({result.rows} runs, metric {metric.column})"
+    return write_files({folder / PNG_NAME: heatmap_png(result, title)})[0]
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ from kprofile.render.section import Section
 @dataclass(frozen=True, eq=False)
 class DiffResult:
     section: Section
-    tables: dict[str, pd.DataFrame]  # csv file name -> per-shape comparison
+    tables: dict[str, pd.DataFrame]  # shape label -> per-shape comparison
 
 
 def labels(inputs: Sequence[Results]) -> list[str]:
@@ -49,12 +48,6 @@ def labels(inputs: Sequence[Results]) -> list[str]:
     if len(set(longer)) == len(longer):
         return longer
     return [f"{s}#{i + 1}" for i, s in enumerate(stems)]
-
-
-def csv_name(shape: str) -> str:
-    """A file name for a shape label (``M=256/N=20480`` -> ``M=256_N=20480.csv``)."""
-    safe = re.sub(r"[^A-Za-z0-9=._+-]+", "_", shape.replace("/", "_")).strip("_")
-    return (safe or "all") + ".csv"
 
 
 def diff(
@@ -95,7 +88,7 @@ def diff(
                     else plain(best.row[MESH_IDX]),
                 }
             )
-        tables[csv_name(shape if keys else "")] = shape_table(parts, metric, keys)
+        tables[shape if keys else ""] = shape_table(parts, metric, keys)
     table = pd.DataFrame(rows)
     facts = (
         ("baseline", "first file with each shape"),
@@ -159,20 +152,21 @@ def _best_per_config(
 
 
 def write_tables(tables: dict[str, pd.DataFrame], out_dir: str) -> list[str]:
-    """Write each table as CSV into ``out_dir`` (atomically); returns the paths written."""
-    from hooks.textio import write_text_atomic
+    """Each shape's table as ``<shape>.csv`` in ``out_dir``, all or none; returns the
+    paths written. Names are unique and at most 255 bytes (see ``safe_file_names``)."""
+    from kprofile.render.files import safe_file_names, write_files
 
     folder = Path(out_dir)
     if not folder.is_dir():
         raise KprofileError(out_dir, "--out-dir is not an existing folder")
-    written = []
-    for name, table in tables.items():
-        path = folder / name
-        write_text_atomic(
-            path, table.to_csv(index=False, lineterminator="\n", float_format="%.10g")
-        )
-        written.append(str(path))
-    return written
+    names = safe_file_names(list(tables), suffix=".csv", fallback="all")
+    files = {
+        folder / name: table.to_csv(
+            index=False, lineterminator="\n", float_format="%.10g"
+        ).encode()
+        for name, table in zip(names, tables.values())
+    }
+    return write_files(files)
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:

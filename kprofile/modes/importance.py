@@ -13,20 +13,15 @@ the parameter to a bad value can cost on some shape. Parameters are ranked by ``
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from kprofile.core.measure import AnalysisInputError, measure
-
-if TYPE_CHECKING:  # matplotlib is imported only when a chart is drawn
-    from matplotlib.figure import Figure
+from kprofile.core.values import plain
 
 __all__ = [
     "AnalysisInputError",
@@ -34,7 +29,6 @@ __all__ = [
     "ParamImportance",
     "ValueReach",
     "importance",
-    "plot_importance",
 ]
 
 TABLE_COLUMNS = (
@@ -127,7 +121,7 @@ def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance
     ).reindex(range(len(uniques)))
     values = [
         ValueReach(
-            value=_plain(uniques[code]),
+            value=plain(uniques[code]),
             worst=float(stats.at[code, "worst"]),
             geomean=float(stats.at[code, "geomean"]),
             shapes=int(
@@ -160,23 +154,9 @@ def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFra
     return out
 
 
-def _plain(value: object) -> object:
-    """numpy scalars as Python scalars; every missing value as None."""
-    if (
-        value is None
-        or (isinstance(value, float) and math.isnan(value))
-        or value is pd.NA
-        or value is pd.NaT
-    ):
-        return None
-    if isinstance(value, np.generic):
-        return _plain(value.item())
-    return value
-
-
 def _natural_key(value: object) -> tuple[int, float, str]:
     """Numbers (and booleans) numerically, then strings, then other types, missing last."""
-    value = _plain(value)
+    value = plain(value)
     if value is None:
         return (3, 0.0, "")
     if isinstance(value, (bool, int, float)):
@@ -184,113 +164,3 @@ def _natural_key(value: object) -> tuple[int, float, str]:
     if isinstance(value, str):
         return (1, 0.0, value)
     return (2, 0.0, repr(value))
-
-
-def value_label(value: object) -> str:
-    """How a parameter value is shown in tables and charts."""
-    value = _plain(value)
-    return "NaN" if value is None else str(value)
-
-
-# --------------------------------------------------------------------------- plots
-
-
-def plot_importance(result: ImportanceResult, out_dir: str | Path) -> list[Path]:
-    """Write PNG charts into ``out_dir`` (created if missing); return their paths.
-
-    ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
-    value of that parameter, the worst and geometric-mean reachable ratio, labelled with
-    the number of shapes it was measured on.
-    """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "importance.png"]
-    _save(_overview_figure(result), paths[0])
-    for p, name in zip(result.params, _file_names([p.param for p in result.params])):
-        paths.append(out / name)
-        _save(_param_figure(p, result.shapes_total), paths[-1])
-    return paths
-
-
-def _file_names(params: list[str]) -> list[str]:
-    names: list[str] = []
-    for param in params:
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", param).strip("._") or "param"
-        name, n = f"importance-{stem}.png", 2
-        while name in names or name == "importance.png":
-            name, n = f"importance-{stem}-{n}.png", n + 1
-        names.append(name)
-    return names
-
-
-def _save(figure: Figure, path: Path) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(figure)  # the Agg canvas, without touching pyplot's global backend
-    figure.savefig(path, format="png", dpi=100, metadata={"Software": None})
-
-
-def _overview_figure(result: ImportanceResult) -> Figure:
-    from matplotlib.figure import Figure
-
-    names = [p.param for p in result.params][::-1]
-    costs = [p.cost for p in result.params][::-1]
-    figure = Figure(figsize=(7, 1.2 + 0.45 * len(names)), layout="constrained")
-    ax = figure.add_subplot()
-    ax.barh(names, [c - 1.0 for c in costs], left=1.0, color="tab:red")
-    for y, c in enumerate(costs):
-        ax.annotate(
-            f"{c:.3f}",
-            (c, y),
-            xytext=(3, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=8,
-        )
-    ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xlabel(
-        "worst reachable ratio with the parameter at its worst value (1.0 = best)"
-    )
-    ax.set_title(f"Which parameters matter ({result.shapes_total} shapes)")
-    ax.margins(x=0.15)
-    return figure
-
-
-def _param_figure(p: ParamImportance, shapes_total: int) -> Figure:
-    from matplotlib.figure import Figure
-
-    labels = [value_label(v.value) for v in p.values]
-    x = np.arange(len(labels))
-    figure = Figure(
-        figsize=(max(5.0, 1.0 + 0.6 * len(labels)), 4), layout="constrained"
-    )
-    ax = figure.add_subplot()
-    worst = [v.worst - 1.0 if v.shapes else 0.0 for v in p.values]
-    geo = [v.geomean - 1.0 if v.shapes else 0.0 for v in p.values]
-    ax.bar(
-        x - 0.2,
-        geo,
-        0.4,
-        bottom=1.0,
-        label="geometric mean over shapes",
-        color="tab:blue",
-    )
-    ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
-    for xi, v in zip(x, p.values):
-        top = v.worst if v.shapes else 1.0
-        ax.annotate(
-            f"{v.shapes}/{shapes_total}",
-            (xi, top),
-            xytext=(0, 3),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8,
-        )
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(x, labels, rotation=45 if len(labels) > 8 else 0)
-    ax.set_xlabel(f"{p.param} (labels: shapes measured)")
-    ax.set_ylabel("best reachable ratio (1.0 = best)")
-    ax.set_title(f"#{p.rank} {p.param}: a bad choice costs up to {p.cost:.3f}x")
-    figure.legend(loc="outside lower center", ncols=2, fontsize=8)
-    ax.margins(y=0.15)
-    return figure

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -15,7 +16,6 @@ from kprofile.modes.importance import (
     ImportanceResult,
     ParamImportance,
     importance,
-    plot_importance,
 )
 from kprofile.options import Options
 from kprofile.outcome import Outcome
@@ -95,13 +95,32 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         raise usage_error(f"--importance: {exc}") from None
     written: list[str] = []
     if options.plot is not None:
-        try:
-            written = [str(p) for p in plot_importance(result, options.plot)]
-        except OSError as exc:
-            raise KprofileError(
-                options.plot, f"--plot: cannot write: {exc.strerror or exc}"
-            ) from None
+        written = plot_importance(result, options.plot)
     outcome.written += written
     outcome.sections += importance_sections(
         result, shape_cols=combined.shape_cols, metric=metric, written=written
     )
+
+
+def plot_importance(result: ImportanceResult, out_dir: str | Path) -> list[str]:
+    """Write the PNG charts into ``out_dir`` (created if missing); return their paths.
+
+    ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
+    value of that parameter, the worst and geometric-mean reachable ratio.
+    """
+    from kprofile.render import charts
+    from kprofile.render.files import safe_file_names, write_files
+
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise KprofileError(
+            str(folder), f"--plot: cannot create: {exc.strerror}"
+        ) from None
+    labels = ["importance", *(f"importance-{p.param}" for p in result.params)]
+    names = safe_file_names(labels, suffix=".png", fallback="importance-param")
+    files = {folder / names[0]: charts.importance_overview_png(result)}
+    for p, name in zip(result.params, names[1:]):
+        files[folder / name] = charts.importance_param_png(p, result.shapes_total)
+    return write_files(files)

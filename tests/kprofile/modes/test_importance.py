@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -11,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kprofile.core.values import value_label
 from kprofile.modes.importance import (
     TABLE_COLUMNS,
     AnalysisInputError,
     ImportanceResult,
     importance,
-    plot_importance,
-    value_label,
 )
+from kprofile.modes.importance_view import plot_importance
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -143,7 +144,7 @@ def test_nan_is_a_value_of_its_own_and_sorts_last() -> None:
     bm = next(p for p in run(df).params if p.param == "BM")
     assert [v.value for v in bm.values] == [64.0, 128.0, None]
     assert [v.worst for v in bm.values] == [1.2, 1.3, 2.0]
-    assert value_label(bm.values[-1].value) == "NaN"
+    assert value_label(bm.values[-1].value) == "NA"
 
 
 def test_duplicates_keep_best_and_failed_runs_are_ignored() -> None:
@@ -312,7 +313,7 @@ def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> N
     import matplotlib.image as matplotlib_image
 
     out = tmp_path / "charts" / "nested"
-    paths = plot_importance(run(grid(BASE)), out)
+    paths = [Path(p) for p in plot_importance(run(grid(BASE)), out)]
     assert [p.name for p in paths] == [
         "importance.png",
         "importance-SWAP.png",
@@ -323,7 +324,7 @@ def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> N
         assert path.read_bytes()[:8] == PNG_MAGIC
         pixels = matplotlib_image.imread(path)
         assert pixels.ndim == 3 and pixels.shape[0] > 100 and pixels.shape[1] > 100
-    again = plot_importance(run(grid(BASE)), out)
+    again = [Path(p) for p in plot_importance(run(grid(BASE)), out)]
     assert again == paths
     assert sorted(out.iterdir()) == sorted(paths)
 
@@ -345,11 +346,17 @@ def test_plot_file_names_are_safe_and_unique(tmp_path: Path) -> None:
         metric="met",
         lower_is_better=True,
     )
-    names = sorted(p.name for p in plot_importance(result, tmp_path))
-    assert names == [
-        "importance-A_B-2.png",
-        "importance-A_B.png",
-        "importance-x.png",
-        "importance.png",
-    ]
+    names = sorted(Path(p).name for p in plot_importance(result, tmp_path))
+
+    def hashed(label: str) -> str:  # the documented rule, computed here
+        return hashlib.sha256(label.encode()).hexdigest()[:10]
+
+    assert names == sorted(
+        [
+            f"importance-A_B-{hashed('importance-A B')}.png",
+            f"importance-A_B-{hashed('importance-A/B')}.png",
+            "importance-_x.png",
+            "importance.png",
+        ]
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == names

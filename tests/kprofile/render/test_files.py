@@ -1,0 +1,180 @@
+"""Files kprofile writes (-d CSVs, -c heatmap, --plot charts): unique safe names, all or
+nothing on a failing write, and no dependence on the user's matplotlib setup. The
+failures are real: a folder the process may not write (root's override dropped with
+setpriv), and a file-size limit that makes the write fail half way."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kprofile.render.files import MAX_NAME_BYTES, safe_file_names, write_files
+
+PROJECT = Path(__file__).resolve().parents[3]
+
+
+def kprofile(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, **popen: object
+) -> subprocess.CompletedProcess[str]:
+    """The real command in a fresh process (so rlimits and setpriv apply to it)."""
+    code = "import sys; from kprofile.cli import main; raise SystemExit(main(sys.argv[1:]))"
+    prefix: list[str] = []
+    if os.geteuid() == 0 and popen.pop("unprivileged", False):
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    else:
+        popen.pop("unprivileged", None)
+    return subprocess.run(
+        [*prefix, sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(PROJECT), **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+        **popen,  # type: ignore[arg-type]
+    )
+
+
+def every_file(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+# ------------------------------------------------------------------ names
+
+
+def test_names_that_collide_after_cleaning_get_distinct_hashed_names() -> None:
+    labels = ["S=a b", "S=a_b", "S=a/b", "M=1"]
+    names = safe_file_names(labels, suffix=".csv", fallback="all")
+    assert len(set(names)) == 4
+    for label, name in zip(labels[:3], names[:3]):
+        digest = hashlib.sha256(label.encode()).hexdigest()[:10]
+        assert name == f"S=a_b-{digest}.csv"
+    assert names[3] == "M=1.csv"
+
+
+def test_names_differing_only_in_case_are_distinct_on_any_file_system() -> None:
+    names = safe_file_names(["K=a", "K=A"], suffix=".csv", fallback="all")
+    assert len({n.casefold() for n in names}) == 2
+
+
+@pytest.mark.parametrize("label", ["S=" + "x" * 300, "S=" + "é" * 200, "../" * 90])
+def test_long_names_fit_in_255_bytes(label: str) -> None:
+    (name,) = safe_file_names([label], suffix=".csv", fallback="all")
+    assert len(name.encode()) <= MAX_NAME_BYTES and name.endswith(".csv")
+    assert "/" not in name and ".." not in name and not name.startswith(".")
+
+
+def test_a_label_spelling_another_labels_hashed_name_stays_distinct() -> None:
+    first = safe_file_names(["a b", "a_b"], suffix=".csv", fallback="all")
+    crafted = first[0].removesuffix(".csv")
+    names = safe_file_names(["a b", "a_b", crafted], suffix=".csv", fallback="all")
+    assert len({n.casefold() for n in names}) == 3
+
+
+def test_diff_writes_one_csv_per_shape_even_when_names_collide(
+    tmp_path: Path, kb_write: Callable[..., Path]
+) -> None:
+    shapes = ["a b", "a_b", "q" * 300]
+    rows = [{"S": s, "A": a, "met (ms)": 1.0 + a} for s in shapes for a in (1, 2)]
+    base, new = kb_write("base.pkl", rows), kb_write("new.pkl", rows)
+    out = tmp_path / "out"
+    out.mkdir()
+    done = kprofile("-d", str(base), str(new), "-p", "S", "--out-dir", str(out),
+                    cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = sorted(out.iterdir())
+    assert len(written) == 3
+    assert all(len(p.name.encode()) <= MAX_NAME_BYTES for p in written)
+    heads = {p.read_text().splitlines()[1].split(",")[0] for p in written}
+    assert heads == {"1"}  # each CSV holds its shape's configs, best first (A=1)
+
+
+# ------------------------------------------------------------------ failures
+
+
+def test_write_files_leaves_nothing_when_one_file_cannot_be_written(
+    tmp_path: Path,
+) -> None:
+    good = tmp_path / "good"
+    good.mkdir()
+    files = {good / "a.csv": b"a\n", tmp_path / "missing" / "b.csv": b"b\n"}
+    with pytest.raises(Exception) as info:
+        write_files(files)
+    assert str(info.value) == (
+        f"{tmp_path / 'missing' / 'b.csv'}: error: cannot write: "
+        "No such file or directory"
+    )
+    assert list(good.iterdir()) == []
+
+
+OUTPUT_MODES = {
+    "diff": ["-d", "run1/M8_N7168_K2048.pkl", "run2/M8_N7168_K2048.pkl",
+             "--out-dir", "out"],
+    "correlation": ["-c", "run1/M8_N7168_K2048.pkl", "--out-dir", "out"],
+    "plot": ["run1/M8_N7168_K2048.pkl", "--importance", "--plot", "out"],
+}  # fmt: skip
+
+
+def _demo(tmp_path: Path) -> Path:
+    folder = tmp_path / "demo"
+    shutil.copytree(PROJECT / "fixtures" / "results", folder)
+    (folder / "out").mkdir()
+    return folder
+
+
+@pytest.mark.parametrize("mode", sorted(OUTPUT_MODES))
+def test_an_unwritable_folder_is_one_clean_error_and_no_file(
+    tmp_path: Path, mode: str
+) -> None:
+    demo = _demo(tmp_path)
+    (demo / "out").chmod(0o555)
+    before = every_file(demo)
+    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, unprivileged=True)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("out/")
+    assert lines[0].endswith(": error: cannot write: Permission denied")
+    assert every_file(demo) == before
+
+
+def _small_files() -> None:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+
+@pytest.mark.parametrize("mode", sorted(OUTPUT_MODES))
+def test_a_write_failing_half_way_leaves_no_partial_file(
+    tmp_path: Path, mode: str
+) -> None:
+    demo = _demo(tmp_path)
+    before = every_file(demo)
+    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, preexec_fn=_small_files)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.endswith(": error: cannot write: File too large\n")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert every_file(demo) == before
+
+
+def test_a_broken_mplbackend_does_not_matter(tmp_path: Path) -> None:
+    demo = _demo(tmp_path)
+    (demo / "matplotlibrc").write_text("backend: nonsense\nfigure.dpi: 7\n")
+    env = {"MPLBACKEND": "nonsense"}
+    done = kprofile(*OUTPUT_MODES["plot"], cwd=demo, env=env)
+    assert done.returncode == 0, done.stderr
+    clean = kprofile(*OUTPUT_MODES["plot"][:-1], "clean", cwd=demo)
+    assert clean.returncode == 0
+    for png in sorted((demo / "out").iterdir()):
+        assert png.read_bytes() == (demo / "clean" / png.name).read_bytes()
