@@ -64,7 +64,8 @@ def measure(
         .agg(best_of)
         .reset_index()
     )
-    table["best"] = table.groupby("shape")["value"].transform(best_of)
+    by_shape = table.groupby("shape")["value"]
+    table["best"] = by_shape.transform("min" if lower_is_better else "max")
     table["ratio"] = (
         table["value"] / table["best"]
         if lower_is_better

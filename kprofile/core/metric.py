@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kprofile.errors import KprofileError
+from kprofile.errors import usage_error
 
 _HIGHER = re.compile(
     r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s",
@@ -63,8 +63,7 @@ def resolve_metric(
         available = (
             ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
         )
-        raise KprofileError(
-            "kprofile",
+        raise usage_error(
             f"no column matches metric {query!r}; numeric columns: {available}",
         )
     not_numeric = [f for f in frames if str(column) not in numeric_columns(f)]
@@ -72,8 +71,7 @@ def resolve_metric(
         available = (
             ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
         )
-        raise KprofileError(
-            "kprofile",
+        raise usage_error(
             f"metric {column!r} is not numeric; numeric columns: {available}",
         )
     return Metric(column, higher_is_better(column) if higher is None else higher)
@@ -92,8 +90,7 @@ def _match(columns: list[str], query: str) -> str | None:
         return exact[0]
     prefixed = [c for c in columns if c.casefold().startswith(folded)]
     if len(prefixed) > 1:
-        raise KprofileError(
-            "kprofile",
+        raise usage_error(
             f"metric {query!r} is ambiguous: {', '.join(repr(c) for c in prefixed)}",
         )
     return prefixed[0] if prefixed else None

@@ -29,6 +29,11 @@ def plain(value: Any) -> Any:
     return value
 
 
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``frame`` as dicts keyed by column name (values as pandas holds them)."""
+    return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
+
+
 def value_label(value: Any) -> str:
     """A parameter value as it reads in a spec string; ``NA`` when missing."""
     value = plain(value)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from kprofile.core.kendall import kendall_tau_b
 from kprofile.core.metric import Metric, metric_values, valid_mask
-from kprofile.errors import KprofileError
+from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
 from kprofile.options import Options
 from kprofile.outcome import Outcome
@@ -61,12 +61,11 @@ def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
 def correlate(inputs: Sequence[Results], metric: Metric) -> Correlation:
     table = numeric_table(inputs, metric)
     if len(table.columns) < 2:
-        raise KprofileError(
-            "kprofile",
+        raise usage_error(
             "-c: no numeric parameter varies across the inputs; nothing to correlate",
         )
     if len(table) < 2:
-        raise KprofileError("kprofile", "-c: fewer than two successful runs")
+        raise usage_error("-c: fewer than two successful runs")
     names = tuple(str(c) for c in table.columns)
     arrays = [table[c].to_numpy(dtype=np.float64) for c in names]
     size = len(names)

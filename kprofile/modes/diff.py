@@ -26,7 +26,7 @@ from kprofile.core.columns import common_shape_columns, frame_shape_label, split
 from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
 from kprofile.core.select import best_row
 from kprofile.core.values import plain
-from kprofile.errors import KprofileError
+from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import MESH_IDX, Results
 from kprofile.options import Options
 from kprofile.outcome import Outcome
@@ -54,9 +54,7 @@ def diff(
     inputs: Sequence[Results], metric: Metric, pivots: Sequence[str]
 ) -> DiffResult:
     if len(inputs) < 2:
-        raise KprofileError(
-            "kprofile", "--diff needs a baseline and at least one more file"
-        )
+        raise usage_error("--diff needs a baseline and at least one more file")
     keys = list(pivots) or list(common_shape_columns(inputs))
     names = labels(inputs)
     shapes: dict[tuple[Any, ...], list[tuple[str, Results]]] = {}

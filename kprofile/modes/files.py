@@ -18,6 +18,7 @@ import numpy as np
 from kprofile.core.columns import common_shape_columns, split_by
 from kprofile.core.metric import Metric, metric_values, rank_order
 from kprofile.core.select import CommonConfig, best_row, common_config
+from kprofile.core.values import records
 from kprofile.inputs.load import Results
 from kprofile.modes.views import (
     common_view,
@@ -138,5 +139,4 @@ def _selection(
 def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:
     if not results.params or not len(positions):
         return []
-    rows = results.frame.iloc[positions][list(results.params)]
-    return rows.to_dict("records")  # type: ignore[no-any-return]
+    return records(results.frame.iloc[positions][list(results.params)])

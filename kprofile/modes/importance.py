@@ -119,16 +119,15 @@ def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance
             "shapes": per_shape.groupby(level="code").size(),
         }
     ).reindex(range(len(uniques)))
+    worst = stats["worst"].to_numpy(dtype=np.float64)
+    geomean = stats["geomean"].to_numpy(dtype=np.float64)
+    shapes = stats["shapes"].fillna(0).to_numpy(dtype=np.int64)
+    order = sorted(range(len(uniques)), key=lambda c: _natural_key(uniques[c]))
     values = [
         ValueReach(
-            value=plain(uniques[code]),
-            worst=float(stats.at[code, "worst"]),
-            geomean=float(stats.at[code, "geomean"]),
-            shapes=int(
-                0 if pd.isna(stats.at[code, "shapes"]) else stats.at[code, "shapes"]
-            ),
+            plain(uniques[c]), float(worst[c]), float(geomean[c]), int(shapes[c])
         )
-        for code in sorted(range(len(uniques)), key=lambda c: _natural_key(uniques[c]))
+        for c in order
     ]
     measured = [v for v in values if v.shapes]
     cost = max(v.worst for v in measured)

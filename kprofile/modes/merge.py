@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.metric import Metric
+from kprofile.core.values import records
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.expr import ExprError, compile_expr, evaluate
 from kprofile.inputs.load import Results
@@ -40,8 +41,7 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
     """Outer join of the inputs' parameter tables on ``pivots`` (default: common columns)."""
     keys = tuple(pivots) or default_pivots(inputs)
     if not keys:
-        raise KprofileError(
-            "kprofile",
+        raise usage_error(
             "--merge: the inputs share no column to join on; name pivots with -p",
         )
     frames = []
@@ -76,7 +76,7 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
 
 def _nullable(frame: pd.DataFrame) -> pd.DataFrame:
     """Integer and boolean columns as nullable dtypes, so an outer join keeps 256 as 256."""
-    converted = {}
+    converted: dict[str, pd.Series] = {}
     for column in frame.columns:
         dtype = frame[column].dtype
         if pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.BooleanDtype):
@@ -92,17 +92,13 @@ def sort_rows(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Stable sort by ``columns`` (each ascending, missing last)."""
     missing = [c for c in columns if c not in table.columns]
     if missing:
-        raise KprofileError(
-            "kprofile", f"--sort-pivots: no column {', '.join(map(repr, missing))}"
-        )
+        raise usage_error(f"--sort-pivots: no column {', '.join(map(repr, missing))}")
     try:
         return table.sort_values(
             list(columns), kind="stable", na_position="last", ignore_index=True
         )
     except TypeError as exc:
-        raise KprofileError(
-            "kprofile", f"--sort-pivots: cannot sort mixed values ({exc})"
-        ) from None
+        raise usage_error(f"--sort-pivots: cannot sort mixed values ({exc})") from None
 
 
 def query_rows(
@@ -154,4 +150,4 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         raise usage_error(f"--merge: the result is empty{after}")
     merged = dataclasses.replace(merged, table=table)
     outcome.sections.append(merge_section(merged, [r.path for r in outcome.inputs]))
-    outcome.entries += table.to_dict("records")
+    outcome.entries += records(table)

@@ -41,7 +41,8 @@ def apply_update(options: Options, outcome: Outcome) -> None:
             path, "--update: no config to put in (no successful run in any input)"
         )
     text = read_text(path)
-    pivots, unused = tuple(options.pivots), ()
+    pivots: tuple[str, ...] = tuple(options.pivots)
+    unused: tuple[str, ...] = ()
     if not options.pivots:
         pivots = _default_pivots(outcome)
         pivots, unused = manifest_pivots(text, path, pivots)
