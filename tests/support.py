@@ -111,3 +111,13 @@ def sections(out: str) -> dict[str, dict[str, Any]]:
 
 RUN1 = [f"run1/{s}.pkl" for s in SHAPES]
 RUN2 = [f"run2/{s}.pkl" for s in SHAPES]
+
+
+def examples(full: int) -> int:
+    """A property test's example count: ``full`` in CI (HYPOTHESIS_PROFILE=ci), a
+    sixth of it (at least 10) in everyday runs."""
+    import os
+
+    if os.environ.get("HYPOTHESIS_PROFILE") == "ci":
+        return full
+    return max(10, full // 6)

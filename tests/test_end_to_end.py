@@ -25,37 +25,10 @@ RUN2 = sorted((PROJECT / "fixtures" / "results" / "run2").glob("*.pkl"))
 MANIFEST = "kernels/tuning_table.yaml"
 TARGET = "kernels/matmul_configs.mojo"
 
-REGISTRY = """\
-tables:
-  - name: matmul
-    manifest: kernels/tuning_table.yaml
-    snippet: kernels/matmul.mojo.snippet
-    target: kernels/matmul_configs.mojo
-    begin_marker: BEGIN-MATMUL-CONFIGS
-    end_marker: END-MATMUL-CONFIGS
-"""
-
-SNIPPET = """\
-MatmulConfig(
-    M=[@M], N=[@N], K=[@K],
-    block_tile_shape=Index([@BM], [@BN]),
-    cluster_m=[@CLUSTER],
-    num_pipeline_stages=[@STAGES],
-    swap_ab=[@SWAP_AB],
-    schedule=Schedule.[@SCHEDULE],
-)
-"""
-
-TARGET_TEXT = """\
-from .config import Index, MatmulConfig, Schedule
-
-
-fn matmul_configs() -> List[MatmulConfig]:
-    return [
-        # BEGIN-MATMUL-CONFIGS
-        # END-MATMUL-CONFIGS
-    ]
-"""
+WALKTHROUGH = PROJECT / "fixtures" / "walkthrough"  # what docs/walkthrough.md shows
+REGISTRY = (WALKTHROUGH / "tuning-codegen.yaml").read_text()
+SNIPPET = (WALKTHROUGH / "matmul.mojo.snippet").read_text()
+TARGET_TEXT = (WALKTHROUGH / "matmul_configs.mojo").read_text()
 
 
 class Repo:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from kprofile.core.kendall import inversions, kendall_tau_b
 
@@ -36,7 +37,7 @@ def brute_tau_b(x: list[float], y: list[float]) -> float:
 small = st.lists(st.integers(0, 4), min_size=0, max_size=30)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6)), min_size=0, max_size=40)
 )
@@ -52,7 +53,7 @@ def test_tau_b_matches_brute_force(pairs: list[tuple[int, int]]) -> None:
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(small)
 def test_inversions_match_brute_force(values: list[int]) -> None:
     expected = sum(

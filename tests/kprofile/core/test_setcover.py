@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from kprofile.core.setcover import Problem
 
@@ -353,7 +354,11 @@ def problems(draw: st.DrawFn) -> Problem:
     return Problem.from_ratios(ids, ratios)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(400),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(problems(), st.integers(0, 30))
 def test_exact_matches_brute_force(p: Problem, limit: int) -> None:
     size, best_loss = brute_force(p)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 import kprofile.inputs.spec as spec_module
 from kprofile.inputs.spec import expand_specs, parse_spec, parse_token, parse_value
@@ -116,7 +117,7 @@ spec_strings = st.lists(st.tuples(names, values), max_size=5).map(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(spec_strings, min_size=1, max_size=12), st.sampled_from([1, 2, 3, 1 << 14])
 )

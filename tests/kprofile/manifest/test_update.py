@@ -16,6 +16,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from hooks.errors import CodegenError
 from hooks.manifest import parse_manifest
@@ -634,13 +635,21 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(example_updates())
 def test_random_updates_on_the_hand_curated_table(sels: list[dict[str, Any]]) -> None:
     check_property(EXAMPLE, sels, EXAMPLE_DEFAULTS)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(common_updates())
 def test_random_updates_on_the_list_style_table(sels: list[dict[str, Any]]) -> None:
     common = {

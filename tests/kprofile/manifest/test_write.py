@@ -10,6 +10,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from hooks.manifest import load_manifest
 from kprofile.manifest.write import (
@@ -188,7 +189,7 @@ values = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.dictionaries(keys, values, min_size=1, max_size=5), min_size=1, max_size=6

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from kprofile.modes.cover import (
     REASON_NO_RUN,
@@ -450,7 +451,11 @@ def grids(draw: st.DrawFn) -> tuple[pd.DataFrame, float]:
     return pd.DataFrame(rows), tol
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(grids())
 def test_properties_on_random_grids(case: tuple[pd.DataFrame, float]) -> None:
     df, tol = case

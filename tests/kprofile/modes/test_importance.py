@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from kprofile.core.values import value_label
 from kprofile.modes.importance import (
@@ -288,7 +289,7 @@ def reference(df: pd.DataFrame, param: str) -> dict[object, tuple[float, float, 
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(random_grids())
 def test_matches_plain_python_reference(df: pd.DataFrame) -> None:
     result = importance(
