@@ -46,7 +46,7 @@ class ImportedTable:
 
 
 def import_bazel(text: str, path: str) -> str:
-    """The ``.tuning-codegen.yaml`` text for every codegen rule in the BUILD ``text``."""
+    """The ``.tuning-codegen.yaml`` text for every codegen rule in BUILD ``text``."""
     if len(text.encode()) > MAX_BUILD_BYTES:
         raise CodegenError(path, "BUILD file larger than 16 MiB; refusing to parse it")
     try:
