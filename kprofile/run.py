@@ -1,4 +1,5 @@
-"""One kprofile run: check the options, load, filter, run the mode, write what was asked.
+"""One kprofile run: check the options, load, filter, run the mode, write what was
+asked.
 
 The mode (``kprofile.modes``) fills an ``Outcome`` with sections and the configs it
 selected; this module writes them with ``-o`` or ``--update``. Printing and exit codes
@@ -21,7 +22,7 @@ from kprofile.outcome import Entry, NoUsableInput, Outcome
 
 
 def load(options: Options) -> tuple[Mode, Outcome]:
-    """Check the options and load every input; unusable files are kept in ``skipped``."""
+    """Check the options and load every input; unusable ones are kept in ``skipped``."""
     mode = check_options(options)
     if options.update is not None and not os.path.exists(options.update):
         raise KprofileError(

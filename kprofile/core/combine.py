@@ -1,4 +1,5 @@
-"""All inputs as one table, for the analyses over every shape at once (--cover, --importance)."""
+"""All inputs as one table, for the analyses over every shape at once (--cover,
+--importance)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from kprofile.inputs.load import SPEC, Results
 class Combined:
     """Every input's rows in one frame, and the roles of its parameter columns.
 
-    ``shape_cols``: ``-p`` if given, else the columns constant within every file plus the
-    kbench runtime parameters (``$M`` in a spec string: problem sizes), so one file that
-    holds several shapes is still split by shape.
-    ``param_cols``: every other parameter column of any input, in first-seen order.
+    ``shape_cols``: ``-p`` if given, else the columns constant within every file plus
+    the kbench runtime parameters (``$M`` in a spec string: problem sizes), so one file
+    that holds several shapes is still split by shape. ``param_cols``: every other
+    parameter column of any input, in first-seen order.
     """
 
     frame: pd.DataFrame
@@ -27,7 +28,8 @@ class Combined:
 
 
 def combine(inputs: Sequence[Results], pivots: Sequence[str]) -> Combined:
-    """One ``pd.concat`` of the inputs' frames; a parameter some inputs lack keeps its type."""
+    """One ``pd.concat`` of the inputs' frames; a parameter some inputs lack keeps its
+    type."""
     shape = tuple(pivots) or default_shape_columns(inputs)
     params = tuple(dict.fromkeys(p for r in inputs for p in r.params if p not in shape))
     partial = [p for p in params if not all(p in r.frame.columns for r in inputs)]
@@ -36,13 +38,15 @@ def combine(inputs: Sequence[Results], pivots: Sequence[str]) -> Combined:
 
 
 def _as_objects(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Columns that will be missing in other inputs as object dtype, so 128 stays 128, not 128.0."""
+    """Columns that will be missing in other inputs as object dtype, so 128 stays 128,
+    not 128.0."""
     present = [c for c in columns if c in frame.columns]
     return frame.astype({c: object for c in present}) if present else frame
 
 
 def default_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
-    """Columns constant within every file, then runtime parameters every file has, in spec order."""
+    """Columns constant within every file, then runtime parameters every file has, in
+    spec order."""
     constant = set(common_shape_columns(inputs))
     runtime = [set(runtime_parameters(r)) for r in inputs]
     shared = set.intersection(*runtime) if runtime else set()
@@ -54,7 +58,8 @@ def default_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
 
 
 def runtime_parameters(results: Results) -> tuple[str, ...]:
-    """Names written ``$NAME=value`` in the file's first spec string (kbench runtime parameters)."""
+    """Names written ``$NAME=value`` in the file's first spec string (kbench runtime
+    parameters)."""
     if SPEC not in results.frame.columns or results.frame.empty:
         return ()
     tokens = str(results.frame[SPEC].iloc[0]).split("/")[1:]

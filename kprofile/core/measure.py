@@ -1,4 +1,5 @@
-"""Measurements reduced to one ratio per (shape, config): what ``--cover`` and ``--importance`` share.
+"""Measurements reduced to one ratio per (shape, config): what ``--cover`` and
+``--importance`` share.
 
 Input: one row per measured (shape, config). A shape is the tuple of ``shape_cols``
 values, a config the tuple of ``param_cols`` values (NaN counts as a value of its own).
@@ -85,7 +86,7 @@ def check_columns(
     param_cols: Sequence[str],
     metric: str,
 ) -> None:
-    """Raise ``AnalysisInputError`` for empty input or columns the frame does not have."""
+    """Raise ``AnalysisInputError`` for empty input or columns the frame lacks."""
     if len(df) == 0:
         raise AnalysisInputError("no results: the table is empty")
     if not param_cols:
@@ -94,7 +95,8 @@ def check_columns(
     unknown = [c for c in dict.fromkeys(wanted) if c not in df.columns]
     if unknown:
         raise AnalysisInputError(
-            f"unknown column(s) {', '.join(map(repr, unknown))}; available: {', '.join(map(str, df.columns))}"
+            f"unknown column(s) {', '.join(map(repr, unknown))}; "
+            f"available: {', '.join(map(str, df.columns))}"
         )
     both = sorted(
         set(shape_cols) & set(param_cols) | ({metric} & set([*shape_cols, *param_cols]))
@@ -106,7 +108,8 @@ def check_columns(
 
 
 def _group_ids(df: pd.DataFrame, cols: list[str]) -> pd.Series:
-    """Integer id per row for the tuple of ``cols``, numbered by first appearance; NaN is a value."""
+    """Integer id per row for the tuple of ``cols``, numbered by first appearance; NaN
+    is a value."""
     if not cols:
         return pd.Series(0, index=df.index, dtype="int64")
     ids = df.groupby(cols, sort=False, dropna=False).ngroup()

@@ -34,8 +34,9 @@ class Metric:
 
 
 def higher_is_better(column: str) -> bool:
-    """Per-second units (``GElems/s``, ``GB/s``, ``GFLOPS/s``) and throughput are higher-is-better;
-    times (``met (ms)``, ``us``, ``s``) and anything else are lower-is-better."""
+    """Per-second units (``GElems/s``, ``GB/s``, ``GFLOPS/s``) and throughput are
+    higher-is-better; times (``met (ms)``, ``us``, ``s``) and anything else are
+    lower-is-better."""
     return bool(_HIGHER.search(column))
 
 
@@ -53,8 +54,9 @@ def numeric_columns(frame: pd.DataFrame) -> list[str]:
 def resolve_metric(
     frames: Sequence[pd.DataFrame], query: str, *, higher: bool | None = None
 ) -> Metric:
-    """The column ``query`` names in every frame: exact name, else the only column it is a
-    case-insensitive prefix of (an exact case-insensitive match wins over prefixes)."""
+    """The column ``query`` names in every frame: exact name, else the only column it is
+    a case-insensitive prefix of (an exact case-insensitive match wins over prefixes).
+    """
     common = [
         str(c) for c in frames[0].columns if all(c in f.columns for f in frames[1:])
     ]
@@ -130,7 +132,8 @@ def worst_position(values: np.ndarray, metric: Metric) -> int | None:
 
 
 def ratio_to(values: np.ndarray | float, best: float, metric: Metric) -> np.ndarray:
-    """Ratio of each value to ``best`` (1.0 = as good, > 1.0 = worse); NaN for failed values."""
+    """Ratio of each value to ``best`` (1.0 = as good, > 1.0 = worse); NaN for failed
+    values."""
     array = np.asarray(values, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = best / array if metric.higher_is_better else array / best

@@ -38,7 +38,7 @@ class Best:
         return None if self.position is None else self.results.frame.iloc[self.position]
 
     def config(self) -> dict[str, Any]:
-        """The best row's parameters (every parameter column), as plain Python values."""
+        """The best row's parameters (every parameter column), as Python values."""
         row = self.row
         return {} if row is None else {p: plain(row[p]) for p in self.results.params}
 
@@ -64,9 +64,10 @@ class ParamMode:
 
 @dataclass(frozen=True, eq=False)
 class CommonConfig:
-    """``--top``/``--within``: the subset, each tuning parameter's mode, and the config they
-    make. ``measured`` is the position of that config in the file (best run if several),
-    None when it was never benchmarked; its ``ratio`` is NaN if that run failed."""
+    """``--top``/``--within``: the subset, each tuning parameter's mode, and the config
+    they make. ``measured`` is the position of that config in the file (best run if
+    several), None when it was never benchmarked; its ``ratio`` is NaN if that run
+    failed."""
 
     results: Results
     subset: np.ndarray  # positions in results.frame, best first
@@ -100,11 +101,12 @@ def common_config(
     top: float | None = None,
     within: float | None = None,
 ) -> CommonConfig:
-    """The "common config" of the best entries: ``top`` fraction or ``within`` a band of the best.
+    """The "common config" of the best entries: ``top`` fraction or ``within`` a band of
+    the best.
 
     For each tuning parameter the most frequent value in the subset wins; on a tie, the
-    value that appears first in rank order (the better entry's). Whether that combination
-    was measured is looked up over the whole file.
+    value that appears first in rank order (the better entry's). Whether that
+    combination was measured is looked up over the whole file.
     """
     if (top is None) == (within is None):
         raise ValueError("give exactly one of top= or within=")
@@ -141,7 +143,8 @@ def _mode(column: pd.Series, subset: np.ndarray, name: str) -> ParamMode:
 
 
 def matching_rows(frame: pd.DataFrame, config: dict[str, Any]) -> np.ndarray:
-    """Positions of rows whose columns equal every value of ``config`` (None matches missing)."""
+    """Positions of rows whose columns equal every value of ``config`` (None matches
+    missing)."""
     mask = np.ones(len(frame), dtype=bool)
     for name, value in config.items():
         column = frame[name]

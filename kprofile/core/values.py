@@ -30,7 +30,8 @@ def plain(value: Any) -> Any:
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of ``frame`` as dicts keyed by column name (values as pandas holds them)."""
+    """The rows of ``frame`` as dicts keyed by column name (values as pandas holds
+    them)."""
     return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
 
 

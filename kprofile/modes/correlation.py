@@ -1,4 +1,5 @@
-"""``-c``: Kendall correlation of the numeric parameters with the metric, over every input.
+"""``-c``: Kendall correlation of the numeric parameters with the metric, over every
+input.
 
 Only runs that succeeded count. Boolean parameters count as 0/1; parameters that never
 vary are left out (a correlation with a constant is undefined). The heatmap is drawn
@@ -34,7 +35,8 @@ class Correlation:
 
 
 def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
-    """Successful runs of every input: numeric, varying parameters as float, then the metric."""
+    """Successful runs of every input: numeric, varying parameters as float, then the
+    metric."""
     parts = []
     for results in inputs:
         values = metric_values(results.frame, metric)

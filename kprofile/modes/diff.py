@@ -102,7 +102,7 @@ def diff(
 def shape_table(
     parts: Sequence[tuple[str, Results]], metric: Metric, pivots: Sequence[str]
 ) -> pd.DataFrame:
-    """One shape: every configuration, its metric per file and ratio to the baseline's."""
+    """One shape: every configuration, its metric per file, ratio to the baseline's."""
     params = [
         p
         for p in parts[0][1].params

@@ -1,14 +1,15 @@
-"""Which tuning parameters matter: the best ratio still reachable with one parameter fixed.
+"""Which tuning parameters matter: the best ratio still reachable with one parameter
+fixed.
 
 For a parameter P, a value v and a shape s, the *reachable ratio* is the lowest ratio
 (1.0 = the shape's best) among the configs measured on s that have P = v. Over shapes it
 is summarized two ways: ``worst`` (the maximum over the shapes where v was measured) and
-``geomean`` (their geometric mean). ``shapes`` counts the shapes where v was measured with
-a successful run; no number is invented for the others.
+``geomean`` (their geometric mean). ``shapes`` counts the shapes where v was measured
+with a successful run; no number is invented for the others.
 
-Ranking: a parameter's ``cost`` is the ``worst`` of its worst value, i.e. how much fixing
-the parameter to a bad value can cost on some shape. Parameters are ranked by ``cost``
-(descending), ties by the worst value's ``geomean``, then by input order.
+Ranking: a parameter's ``cost`` is the ``worst`` of its worst value, i.e. how much
+fixing the parameter to a bad value can cost on some shape. Parameters are ranked by
+``cost`` (descending), ties by the worst value's ``geomean``, then by input order.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ TABLE_COLUMNS = (
 
 @dataclass(frozen=True)
 class ValueReach:
-    """One value of one parameter: best ratio reachable with the parameter fixed to it."""
+    """One value of one parameter: the best ratio reachable with the parameter fixed
+    to it."""
 
     value: object
     worst: float  # max over measured shapes; NaN when measured on none
@@ -66,7 +68,8 @@ class ParamImportance:
 
 @dataclass(frozen=True, eq=False)
 class ImportanceResult:
-    """Parameters ranked by ``cost``; ``table`` is the same data, one row per (param, value)."""
+    """Parameters ranked by ``cost``; ``table`` is the same data, one row per (param,
+    value)."""
 
     params: tuple[ParamImportance, ...]
     shapes_total: int
@@ -103,7 +106,8 @@ def importance(
 
 
 def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance:
-    """Reachable ratios for every value of one parameter (``column``: config id -> value)."""
+    """Reachable ratios for every value of one parameter (``column``: config id ->
+    value)."""
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     code_of_config = pd.Series(codes, index=column.index)
     per_shape = (
@@ -154,7 +158,8 @@ def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFra
 
 
 def _natural_key(value: object) -> tuple[int, float, str]:
-    """Numbers (and booleans) numerically, then strings, then other types, missing last."""
+    """Numbers (and booleans) numerically, then strings, then other types, missing
+    last."""
     value = plain(value)
     if value is None:
         return (3, 0.0, "")

@@ -1,4 +1,5 @@
-"""``--importance``: parameters ranked by what a bad choice can cost, and every value's reach."""
+"""``--importance``: parameters ranked by what a bad choice can cost, and every value's
+reach."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def importance_sections(
     metric: Metric,
     written: Sequence[str] = (),
 ) -> list[Section]:
-    """``importance`` (one row per parameter, ranked) and ``importance-values`` (one per value)."""
+    """``importance`` (one row per parameter, ranked) and ``importance-values`` (one per
+    value)."""
     facts: tuple[tuple[str, Any], ...] = (
         ("shapes", result.shapes_total),
         (
@@ -40,7 +42,8 @@ def importance_sections(
         ("metric", f"{metric.column} ({metric.direction})"),
         (
             "cost",
-            "best ratio still reachable on the worst shape, with the parameter at its worst value",
+            "best ratio still reachable on the worst shape, with the parameter at its "
+            "worst value",
         ),
     )
     params = result.params

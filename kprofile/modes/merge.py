@@ -38,7 +38,8 @@ def default_pivots(inputs: Sequence[Results]) -> tuple[str, ...]:
 
 
 def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merged:
-    """Outer join of the inputs' parameter tables on ``pivots`` (default: common columns)."""
+    """Outer join of the inputs' parameter tables on ``pivots`` (default: common
+    columns)."""
     keys = tuple(pivots) or default_pivots(inputs)
     if not keys:
         raise usage_error(
@@ -75,7 +76,8 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
 
 
 def _nullable(frame: pd.DataFrame) -> pd.DataFrame:
-    """Integer and boolean columns as nullable dtypes, so an outer join keeps 256 as 256."""
+    """Integer and boolean columns as nullable dtypes, so an outer join keeps 256 as
+    256."""
     converted: dict[str, pd.Series] = {}
     for column in frame.columns:
         dtype = frame[column].dtype
@@ -104,13 +106,15 @@ def sort_rows(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
 def query_rows(
     frame: pd.DataFrame, query: str, *, path: str = "kprofile"
 ) -> pd.DataFrame:
-    """Rows of ``frame`` where ``query`` is true (``M>64 and K<1024``; `quoted name` for any column)."""
+    """Rows of ``frame`` where ``query`` is true (``M>64 and K<1024``; `quoted name` for
+    any column)."""
     try:
         expr = compile_expr(query)
         unknown = sorted(expr.names - {str(c) for c in frame.columns})
         if unknown:
             raise ExprError(
-                f"unknown column {', '.join(map(repr, unknown))} in {query!r}; columns: {', '.join(map(str, frame.columns))}"
+                f"unknown column {', '.join(map(repr, unknown))} in {query!r}; "
+                f"columns: {', '.join(map(str, frame.columns))}"
             )
         mask = evaluate(expr, {str(c): frame[c] for c in frame.columns})
     except ExprError as exc:
@@ -130,7 +134,8 @@ def merge_section(merged: Merged, sources: Sequence[str]) -> Section:
     notes: tuple[str, ...] = ()
     if merged.conflicts:
         notes = (
-            f"note: {merged.conflicts} value(s) differed between inputs; the first input's value was kept",
+            f"note: {merged.conflicts} value(s) differed between inputs; "
+            "the first input's value was kept",
         )
     return Section(
         "merge", "merge: " + ", ".join(sources), None, facts, merged.table, notes=notes

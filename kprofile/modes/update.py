@@ -84,8 +84,8 @@ def manifest_pivots(
     text: str, path: str, candidates: Sequence[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Default pivots (columns constant in the results) that the manifest's entries use,
-    and the ones they never mention (e.g. a constant ``dtype``): matching on a key no entry
-    has would add every shape as new. An empty manifest keeps every candidate."""
+    and the ones they never mention (e.g. a constant ``dtype``): matching on a key no
+    entry has would add every shape as new. An empty manifest keeps every candidate."""
     entries = parse_manifest(text, path).entries
     if not entries:
         return tuple(candidates), ()
@@ -101,7 +101,8 @@ def update_section(
     state: str,
     unused: Sequence[str] = (),
 ) -> Section:
-    """One row per shape: its status, the params entry it is (or became), and what changed."""
+    """One row per shape: its status, the params entry it is (or became), and what
+    changed."""
     counts = summary_counts(result.changes)
     facts: tuple[tuple[str, Any], ...] = (
         ("manifest", path),
@@ -119,7 +120,8 @@ def update_section(
     )
     notes = (
         (
-            f"not matched by {', '.join(unused)}: constant in the results, but in no entry of the manifest (-p names the shape columns)",
+            f"not matched by {', '.join(unused)}: constant in the results, but in no "
+            "entry of the manifest (-p names the shape columns)",
         )
         if unused
         else ()
@@ -128,7 +130,8 @@ def update_section(
 
 
 def diff_section(path: str, diff: str) -> Section:
-    """``--dry-run``: the unified diff the update would make, as one multi-line note (kept whole)."""
+    """``--dry-run``: the unified diff the update would make, as one multi-line note
+    (kept whole)."""
     return Section(
         "update-diff",
         f"update: {path}: diff (dry run, nothing written)",

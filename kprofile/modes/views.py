@@ -1,4 +1,5 @@
-"""The per-file views (summary, ratio, head, tail, top/within): data in, Sections out."""
+"""The per-file views (summary, ratio, head, tail, top/within): data in, sections
+out."""
 
 from __future__ import annotations
 
@@ -84,7 +85,7 @@ def entries_table(
     *,
     with_failed: bool = False,
 ) -> pd.DataFrame:
-    """mesh_idx, tuning parameters, metric and ratio for ``positions`` (in that order)."""
+    """mesh_idx, tuning parameters, metric and ratio for ``positions`` (that order)."""
     frame = results.frame
     values = metric_values(frame, metric)
     best = best_position(values, metric)
@@ -99,7 +100,8 @@ def entries_table(
 
 
 def ratio_view(results: Results, metric: Metric, *, group: str = "") -> Section:
-    """Every entry with its ratio to the best, best first; failed runs last without ratio."""
+    """Every entry with its ratio to the best, best first; failed runs last without
+    ratio."""
     order = rank_order(metric_values(results.frame, metric), metric)
     table = entries_table(results, order, metric, with_failed=True)
     return Section(
@@ -149,7 +151,8 @@ def common_view(
     group: str = "",
     verbose: bool = False,
 ) -> list[Section]:
-    """``--top``/``--within``: per-parameter mode and share, the common config, measured or not."""
+    """``--top``/``--within``: per-parameter mode and share, the common config, measured
+    or not."""
     results = common.results
     what = (
         f"top {amount:g} ({amount * 100:g}% of ranked entries)"
@@ -162,9 +165,11 @@ def common_view(
     elif common.measured is None:
         measured = "never benchmarked"
     elif math.isnan(common.ratio):
-        measured = f"measured (mesh_idx {plain(results.frame[MESH_IDX].iloc[common.measured])}), but the run failed"
+        mesh = plain(results.frame[MESH_IDX].iloc[common.measured])
+        measured = f"measured (mesh_idx {mesh}), but the run failed"
     else:
-        measured = f"measured: mesh_idx {plain(results.frame[MESH_IDX].iloc[common.measured])}, ratio {common.ratio:.3f}"
+        mesh = plain(results.frame[MESH_IDX].iloc[common.measured])
+        measured = f"measured: mesh_idx {mesh}, ratio {common.ratio:.3f}"
     facts = (
         ("selection", what),
         ("entries", f"{len(common.subset)} of {common.valid_count} that ran"),

@@ -100,8 +100,10 @@ def importance_param_png(p: ParamImportance, shapes_total: int) -> bytes:
         ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
         for xi, v in zip(x, p.values):
             top = v.worst if v.shapes else 1.0
-            ax.annotate(f"{v.shapes}/{shapes_total}", (xi, top), xytext=(0, 3),
-                        textcoords="offset points", ha="center", fontsize=8)  # fmt: skip
+            ax.annotate(
+                f"{v.shapes}/{shapes_total}", (xi, top), xytext=(0, 3),
+                textcoords="offset points", ha="center", fontsize=8,
+            )  # fmt: skip
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(x, labels, rotation=45 if len(labels) > 8 else 0)
         ax.set_xlabel(f"{p.param} (labels: shapes measured)")

@@ -1,4 +1,4 @@
-"""What a mode reports: sections of facts and tables, rendered by ``kprofile.render``."""
+"""What a mode reports: sections of facts and tables, for ``kprofile.render``."""
 
 from __future__ import annotations
 
