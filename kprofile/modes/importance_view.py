@@ -32,20 +32,6 @@ def importance_sections(
 ) -> list[Section]:
     """``importance`` (one row per parameter, ranked) and ``importance-values`` (one per
     value)."""
-    facts: tuple[tuple[str, Any], ...] = (
-        ("shapes", result.shapes_total),
-        (
-            "shapes by",
-            ", ".join(shape_cols)
-            or "- (no shape columns: all rows are one shape; give -p)",
-        ),
-        ("metric", f"{metric.column} ({metric.direction})"),
-        (
-            "cost",
-            "best ratio still reachable on the worst shape, with the parameter at its "
-            "worst value",
-        ),
-    )
     params = result.params
     ranked = pd.DataFrame(
         {
@@ -63,7 +49,7 @@ def importance_sections(
             "importance",
             f"importance: which parameters matter ({metric.column})",
             None,
-            facts,
+            _facts(result, shape_cols, metric),
             ranked,
             notes=notes,
         ),
@@ -75,6 +61,21 @@ def importance_sections(
             result.table,
         ),
     ]
+
+
+def _facts(
+    result: ImportanceResult, shape_cols: Sequence[str], metric: Metric
+) -> tuple[tuple[str, Any], ...]:
+    shapes_by = (
+        ", ".join(shape_cols) or "- (no shape columns: all rows are one shape; give -p)"
+    )
+    return (
+        ("shapes", result.shapes_total),
+        ("shapes by", shapes_by),
+        ("metric", f"{metric.column} ({metric.direction})"),
+        ("cost", "best ratio still reachable on the worst shape, with the parameter "
+         "at its worst value"),
+    )  # fmt: skip
 
 
 def _worst_value(p: ParamImportance) -> object:

@@ -160,21 +160,11 @@ def common_view(
         else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
     )
     config = "/".join(f"{k}={value_label(v)}" for k, v in common.config.items())
-    if not len(common.subset):
-        measured = "no run succeeded"
-    elif common.measured is None:
-        measured = "never benchmarked"
-    elif math.isnan(common.ratio):
-        mesh = plain(results.frame[MESH_IDX].iloc[common.measured])
-        measured = f"measured (mesh_idx {mesh}), but the run failed"
-    else:
-        mesh = plain(results.frame[MESH_IDX].iloc[common.measured])
-        measured = f"measured: mesh_idx {mesh}, ratio {common.ratio:.3f}"
     facts = (
         ("selection", what),
         ("entries", f"{len(common.subset)} of {common.valid_count} that ran"),
         ("common config", config or "-"),
-        ("measured", measured),
+        ("measured", _measured(common)),
     )
     table = pd.DataFrame(
         {
@@ -197,6 +187,18 @@ def common_view(
             )
         )
     return sections
+
+
+def _measured(common: CommonConfig) -> str:
+    """Whether the common config was benchmarked, where, and its ratio."""
+    if not len(common.subset):
+        return "no run succeeded"
+    if common.measured is None:
+        return "never benchmarked"
+    mesh = plain(common.results.frame[MESH_IDX].iloc[common.measured])
+    if math.isnan(common.ratio):
+        return f"measured (mesh_idx {mesh}), but the run failed"
+    return f"measured: mesh_idx {mesh}, ratio {common.ratio:.3f}"
 
 
 def _title(results: Results, group: str, what: str = "") -> str:
