@@ -119,11 +119,6 @@ def given_modes(options: Options) -> list[Mode]:
     return [m for m in MODES if m.flag and _given(options, m.attribute)]
 
 
-def active_mode(options: Options) -> Mode:
-    """The mode ``options`` select (the per-file views when no mode flag is given)."""
-    chosen = given_modes(options)
-    return chosen[0] if chosen else MODES[0]
-
 
 def check_options(options: Options) -> Mode:
     """The active mode, after refusing every combination the table does not admit."""
