@@ -140,9 +140,11 @@ def _lowest_loss(
     found = None if loss.picked is None else sorted(int(keep[j]) for j in loss.picked)
     if found is None or len(found) != len(searched) or not _is_cover(problem, found):
         return CoverSolution(tuple(searched), True, len(searched), False)
-    # A proof is believed only if no table found otherwise beats it.
-    proven = loss.proven and table_key(units, found) <= table_key(units, searched)
-    best = min([found, searched], key=lambda p: table_key(units, p))
+    # A proof is believed only if no table found otherwise beats it (size, loss and
+    # position sum); between equals the lower positions win, as in table_key.
+    key, other = table_key(units, found), table_key(units, searched)
+    proven = loss.proven and key[:3] <= other[:3]
+    best = found if key <= other else searched
     return CoverSolution(tuple(best), True, len(best), proven)
 
 
