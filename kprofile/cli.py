@@ -19,12 +19,15 @@ from hooks.clirun import run_command
 from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK
 from kprofile.errors import PROG, usage_error
 from kprofile.options import (
+    DEFAULT_COVER_LOSS_TIME_LIMIT,
+    DEFAULT_COVER_TIME_LIMIT,
     DEFAULT_MAX_ROWS,
     DEFAULT_METRIC,
     Columns,
     Fraction,
     Options,
     Positive,
+    Seconds,
     parse_columns,
 )
 
@@ -98,9 +101,15 @@ PARAMETERS = (
     _option("--cover", type=Fraction(band=True), metavar="TOL",
             help="Fewest configs such that every shape has one within TOL of its "
             "best (0.02 or 2%); -o writes one entry per shape."),
-    _option("--cover-time-limit", type=click.FloatRange(min=0, min_open=True),
-            metavar="SECONDS",
-            help="With --cover: stop the solver after SECONDS and report the gap."),
+    _option("--cover-time-limit", type=Seconds(), metavar="SECONDS",
+            default=DEFAULT_COVER_TIME_LIMIT, show_default=True,
+            help="With --cover: stop the search after SECONDS ('none': no limit). "
+            "The table is marked exact only if it was proven smallest in time; "
+            "otherwise it shows the best table found, a lower bound and the gap."),
+    _option("--cover-loss-time-limit", type=Seconds(), metavar="SECONDS",
+            default=DEFAULT_COVER_LOSS_TIME_LIMIT, show_default=True,
+            help="With --cover: of that, at most SECONDS to find the lowest-loss "
+            "table among the smallest ('none': the rest)."),
     _option("--importance", is_flag=True,
             help="Rank parameters by how much a bad value can cost: the best ratio "
             "reachable with each value."),

@@ -17,6 +17,8 @@ from kprofile.errors import usage_error
 
 DEFAULT_METRIC = "met (ms)"
 DEFAULT_MAX_ROWS = 10_000_000
+DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.modes.cover)
+DEFAULT_COVER_LOSS_TIME_LIMIT = 2.0
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ class Options:
     update: str | None = None
     dry_run: bool = False
     cover: float | None = None
-    cover_time_limit: float | None = None
+    cover_time_limit: float | None = DEFAULT_COVER_TIME_LIMIT
+    cover_loss_time_limit: float | None = DEFAULT_COVER_LOSS_TIME_LIMIT
     importance: bool = False
     plot: str | None = None
     max_rows: int = DEFAULT_MAX_ROWS
@@ -126,6 +129,31 @@ class Columns(click.ParamType):
         text = str(value)
         parse_columns([text], self.option)  # refuses an empty name now
         return text
+
+
+class Seconds(click.ParamType):
+    """A time limit: seconds (0 or more), or ``none`` for no limit."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | None:
+        if value is None or isinstance(value, float):
+            return value
+        text = str(value).strip().lower()
+        if text == "none":
+            return None
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not 0.0 <= seconds < float("inf"):
+            raise usage_error(
+                f"{_option_name(param)}: expected seconds (0 or more) or 'none', "
+                f"got {value!r}"
+            )
+        return seconds
 
 
 class Positive(click.ParamType):

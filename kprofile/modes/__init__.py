@@ -81,7 +81,7 @@ MODES: tuple[Mode, ...] = (
         "cover",
         "kprofile.modes.cover_view:run",
         output=True,
-        options=("--cover-time-limit",),
+        options=("--cover-time-limit", "--cover-loss-time-limit"),
     ),
     Mode(
         "importance",
@@ -97,6 +97,7 @@ OWN_OPTIONS = {
     "--sort-pivots": "sort_pivots",
     "--out-dir": "out_dir",
     "--cover-time-limit": "cover_time_limit",
+    "--cover-loss-time-limit": "cover_loss_time_limit",
     "--plot": "plot",
 }
 VIEWS = {
@@ -117,7 +118,6 @@ def _given(options: Options, attribute: str) -> bool:
 
 def given_modes(options: Options) -> list[Mode]:
     return [m for m in MODES if m.flag and _given(options, m.attribute)]
-
 
 
 def check_options(options: Options) -> Mode:

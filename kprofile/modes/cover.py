@@ -1,7 +1,7 @@
 """The smallest dispatch table that keeps every shape within TOL of its own best.
 
-Input: one row per measured (shape, config), prepared by ``kprofile.core.measure`` (failed
-runs dropped, a (shape, config) measured twice keeps its best measurement).
+Input: one row per measured (shape, config), prepared by ``kprofile.core.measure``
+(failed runs dropped, a (shape, config) measured twice keeps its best measurement).
 
 A config *covers* a shape when it was measured on that shape and its ratio there is
 within ``1 + tol`` (ratio convention: 1.0 is the shape's best, worse is above 1.0).
@@ -9,11 +9,13 @@ within ``1 + tol`` (ratio convention: 1.0 is the shape's best, worse is above 1.
 
 1. Shapes whose every config within TOL serves no other shape are *uncovered*: no
    shared config can serve them, so they get their own best config, and are reported.
-2. The other shapes are covered with as few configs as possible by
-   ``kprofile.core.setcover``: an exact search within ``exact_limit`` nodes, seeded with the
-   greedy answer or one config per shape; among covers of the minimal size the lowest
-   total loss wins (ties: first appearance). If the search cannot prove the size
-   minimal within the budget, ``method`` is ``"greedy"``.
+2. The other shapes are covered by ``kprofile.core.cover_solver`` (HiGHS): the fewest
+   configs, proven minimal within ``time_limit`` (``method`` ``"exact"``; otherwise
+   ``"time limit"``, with the best table found and a proven ``lower_bound``); then,
+   among tables of that size, the lowest total loss in millionths (proven within
+   ``loss_time_limit``: ``loss_proven``), then the earliest configs: the lowest sum of
+   their first-appearance numbers (configs numbered in input order, counting only
+   configs within TOL of some shape that shares a config).
 """
 
 from __future__ import annotations
@@ -21,17 +23,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-import numpy as np
 import pandas as pd
 
-from kprofile.core.measure import AnalysisInputError, Measured, measure, within_tol
-from kprofile.core.setcover import Method, Problem
+from kprofile.core.measure import AnalysisInputError, Measured, measure
+from kprofile.core.metric import Metric
+from kprofile.modes.cover_problem import solve_shared, split_shapes
+from kprofile.options import DEFAULT_COVER_LOSS_TIME_LIMIT, DEFAULT_COVER_TIME_LIMIT
 
 __all__ = [
     "BEST",
     "CONFIG",
-    "DEFAULT_EXACT_LIMIT",
+    "DEFAULT_LOSS_TIME_LIMIT",
+    "DEFAULT_TIME_LIMIT",
     "LOSS",
     "RATIO",
     "REASON",
@@ -39,11 +44,18 @@ __all__ = [
     "REASON_NO_RUN",
     "AnalysisInputError",
     "CoverResult",
+    "Method",
     "cover",
 ]
 
-#: Default number of search nodes the exact search may visit (both phases together).
-DEFAULT_EXACT_LIMIT = 200_000
+Method = Literal["exact", "time limit"]
+
+#: Seconds for the whole search (size, then loss) unless the caller says otherwise,
+#: and the part of it the loss search may take once the size is proven: short, since
+#: on hard tables (200 shapes x 500 configs at 5%) proving the loss took minutes where
+#: the size took a second; when it runs out, the table improved by swaps stands.
+DEFAULT_TIME_LIMIT = DEFAULT_COVER_TIME_LIMIT
+DEFAULT_LOSS_TIME_LIMIT = DEFAULT_COVER_LOSS_TIME_LIMIT
 
 # Column names of the tables this module returns.
 CONFIG = "config"
@@ -67,9 +79,14 @@ class CoverResult:
     ``assignment``: one row per shape with a successful run: the shape columns,
     ``config`` (row of ``configs``), the metric column (the chosen config's value),
     ``best`` (the shape's best value), ``ratio`` and ``loss`` (= ratio - 1).
-    ``uncovered``: shape columns, ``reason``, ``config`` (row of ``configs`` or <NA>) and
-    ``best``, for shapes that no shared config serves within tol (they got their own
+    ``uncovered``: shape columns, ``reason``, ``config`` (row of ``configs`` or <NA>)
+    and ``best``, for shapes that no shared config serves within tol (they got their own
     best config) and shapes without any successful run (they got nothing).
+    ``method``: ``"exact"`` when no smaller table exists (proven), else
+    ``"time limit"``.
+    ``lower_bound``: proven: no table within tol has fewer configs (== ``size`` when
+    exact). ``loss_proven``: no table of this size has a lower total loss (in whole
+    millionths), nor the same loss with earlier configs.
     ``baseline_size``: the table size with one config per shape (the number of distinct
     per-shape best configs).
     """
@@ -80,10 +97,17 @@ class CoverResult:
     method: Method
     baseline_size: int
     tol: float = 0.0
+    lower_bound: int = 0
+    loss_proven: bool = True
 
     @property
     def size(self) -> int:
         return len(self.configs)
+
+    @property
+    def gap(self) -> int:
+        """Configs the table may have beyond the smallest (0 when exact)."""
+        return self.size - self.lower_bound
 
 
 def cover(
@@ -91,68 +115,93 @@ def cover(
     *,
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
-    metric: str,
-    lower_is_better: bool,
+    metric: Metric | str,
     tol: float,
-    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    lower_is_better: bool | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    loss_time_limit: float | None = DEFAULT_LOSS_TIME_LIMIT,
 ) -> CoverResult:
-    """Choose the fewest configs such that every shape has one within ``tol`` of its best.
+    """The fewest configs such that every shape has one within ``tol`` of its best.
 
-    ``exact_limit`` is the node budget of the exact search; 0 means greedy only.
+    ``metric``: the ``Metric`` (column and direction). A column name with
+    ``lower_is_better`` is the older spelling, kept while the CLI still passes it.
+    ``time_limit``: seconds for the search in all (None: no limit); ``loss_time_limit``:
+    at most this many of them for the loss once the size is proven (None: the rest).
     """
-    _check_tol(tol, exact_limit)
-    shape_cols = list(shape_cols)
+    metric = _as_metric(metric, lower_is_better)
+    _check_limits(tol, time_limit, loss_time_limit)
+    lower = not metric.higher_is_better
     m = measure(
         df,
         shape_cols=shape_cols,
         param_cols=param_cols,
-        metric=metric,
-        lower_is_better=lower_is_better,
+        metric=metric.column,
+        lower_is_better=lower,
     )
-    table = m.table
-    covering = table[within_tol(table, tol, lower_is_better=lower_is_better).to_numpy()]
-    own_best = table.sort_values(
-        ["shape", "ratio", "config"], kind="stable"
-    ).drop_duplicates("shape")
-    shared_shapes = _shapes_with_shared_config(covering)
-    alone = own_best[~own_best["shape"].isin(shared_shapes)]
-    problem = _problem(covering[covering["shape"].isin(shared_shapes)])
-    baseline = (
-        own_best[own_best["shape"].isin(shared_shapes)]["config"]
-        .drop_duplicates()
-        .tolist()
+    split = split_shapes(m.table, tol, lower_is_better=lower)
+    solution, chosen = solve_shared(
+        split, time_limit=time_limit, loss_time_limit=loss_time_limit
     )
-    picked, method = problem.solve(baseline=baseline, exact_limit=exact_limit)
-    chosen = set(picked) | set(alone["config"].tolist())
+    facts = _Facts(
+        method="exact" if solution.size_proven else "time limit",
+        baseline_size=split.baseline_size,
+        tol=float(tol),
+        # Each shape left alone needs a config that serves no other shape.
+        lower_bound=solution.lower_bound + len(split.alone),
+        loss_proven=solution.loss_proven,
+    )
     return _assemble(
         m,
-        chosen=chosen,
-        alone_shapes=alone["shape"].tolist(),
-        shape_cols=shape_cols,
-        metric=metric,
-        method=method,
-        baseline_size=int(own_best["config"].nunique()),
-        tol=tol,
+        chosen=set(chosen) | set(split.alone["config"].tolist()),
+        alone_shapes=split.alone["shape"].tolist(),
+        shape_cols=list(shape_cols),
+        metric=metric.column,
+        facts=facts,
     )
 
 
-def _check_tol(tol: float, exact_limit: int) -> None:
-    if (
-        isinstance(tol, bool)
-        or not isinstance(tol, (int, float))
-        or not math.isfinite(tol)
-    ):
+@dataclass(frozen=True)
+class _Facts:
+    method: Method
+    baseline_size: int
+    tol: float
+    lower_bound: int
+    loss_proven: bool
+
+
+def _as_metric(metric: Metric | str, lower_is_better: bool | None) -> Metric:
+    if isinstance(metric, Metric):
+        if lower_is_better is not None:
+            raise TypeError("cover: the Metric already says its direction")
+        return metric
+    if lower_is_better is None:
+        raise TypeError("cover: a metric column needs lower_is_better")
+    return Metric(metric, higher_is_better=not lower_is_better)
+
+
+def _check_limits(
+    tol: float, time_limit: float | None, loss_time_limit: float | None
+) -> None:
+    if not _is_number(tol):
         raise AnalysisInputError(f"tolerance must be a finite number, got {tol!r}")
     if tol < 0:
         raise AnalysisInputError(f"tolerance must be >= 0, got {tol}")
-    if exact_limit < 0:
-        raise AnalysisInputError(f"exact search limit must be >= 0, got {exact_limit}")
+    for name, limit in (
+        ("time limit", time_limit),
+        ("loss time limit", loss_time_limit),
+    ):
+        if limit is not None and not (_is_number(limit) and limit >= 0):
+            raise AnalysisInputError(
+                f"{name} must be a number of seconds >= 0, got {limit!r}"
+            )
 
 
-def _shapes_with_shared_config(covering: pd.DataFrame) -> set[int]:
-    """Shapes that have at least one config within tol that is within tol for another shape too."""
-    serves = covering.groupby("config")["shape"].transform("size")
-    return set(covering.loc[(serves >= 2).to_numpy(), "shape"].tolist())
+def _is_number(value: object) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
 
 
 def _assemble(
@@ -162,9 +211,7 @@ def _assemble(
     alone_shapes: list[int],
     shape_cols: list[str],
     metric: str,
-    method: Method,
-    baseline_size: int,
-    tol: float,
+    facts: _Facts,
 ) -> CoverResult:
     table = m.table
     best_pick = (
@@ -192,9 +239,11 @@ def _assemble(
         configs=configs,
         assignment=assignment,
         uncovered=uncovered,
-        method=method,
-        baseline_size=baseline_size,
-        tol=float(tol),
+        method=facts.method,
+        baseline_size=facts.baseline_size,
+        tol=facts.tol,
+        lower_bound=min(facts.lower_bound, len(configs)),
+        loss_proven=facts.loss_proven,
     )
 
 
@@ -209,31 +258,13 @@ def _uncovered(
     no_run = [s for s in m.shapes.index.tolist() if s not in measured]
     ids = sorted([*alone_shapes, *no_run])
     pick = best_pick.set_index("shape")
+    config = dict(zip(pick.index.tolist(), pick["config"].tolist()))
+    best = dict(zip(pick.index.tolist(), pick["best"].tolist()))
     alone = set(alone_shapes)
     out = m.shapes.loc[ids].reset_index(drop=True)
     out[REASON] = [REASON_NOT_SHARED if s in alone else REASON_NO_RUN for s in ids]
     out[CONFIG] = pd.array(
-        [position[int(pick.at[s, "config"])] if s in alone else pd.NA for s in ids],
-        dtype="Int64",
+        [position[config[s]] if s in alone else pd.NA for s in ids], dtype="Int64"
     )
-    out[BEST] = [float(pick.at[s, "best"]) if s in alone else math.nan for s in ids]
+    out[BEST] = [float(best[s]) if s in alone else math.nan for s in ids]
     return out
-
-
-def _problem(covering: pd.DataFrame) -> Problem:
-    """The set cover of ``covering`` (rows within tol): shapes are rows, configs candidates in id order."""
-    shapes = sorted(set(covering["shape"].tolist()))
-    configs = sorted(set(covering["config"].tolist()))
-    row = (
-        covering["shape"]
-        .map({s: i for i, s in enumerate(shapes)})
-        .to_numpy(dtype="int64")
-    )
-    col = (
-        covering["config"]
-        .map({c: j for j, c in enumerate(configs)})
-        .to_numpy(dtype="int64")
-    )
-    ratios = np.full((len(shapes), len(configs)), np.inf)
-    ratios[row, col] = covering["ratio"].to_numpy()
-    return Problem.from_ratios(configs, ratios)

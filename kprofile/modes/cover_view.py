@@ -1,4 +1,4 @@
-"""``--cover TOL``: the chosen configs, the config each shape gets, the shapes left alone."""
+"""``--cover TOL``: the chosen configs, each shape's config, the shapes left alone."""
 
 from __future__ import annotations
 
@@ -9,28 +9,45 @@ import numpy as np
 
 from kprofile.core.combine import combine
 from kprofile.core.metric import Metric
+from kprofile.core.values import records
 from kprofile.errors import usage_error
 from kprofile.modes.cover import CONFIG, AnalysisInputError, CoverResult, cover
 from kprofile.options import Options
 from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 
-METHODS = {
-    "exact": "exact (no smaller table exists)",
-    "greedy": "greedy (the exact search ran out of budget; the table may not be the smallest)",
-}
+EXACT = "exact (no smaller table exists)"
+LOSS_UNPROVEN = (
+    "; the loss search hit its time limit: a table of this size may lose less"
+)
+TIME_LIMIT = "time limit (a smaller table may exist: see lower bound)"
 
 
-def cover_sections(
+def method_text(result: CoverResult) -> str:
+    """The ``method`` fact: what was proven about the table."""
+    if result.method != "exact":
+        return TIME_LIMIT
+    return EXACT if result.loss_proven else EXACT + LOSS_UNPROVEN
+
+
+def cover_facts(
     result: CoverResult, *, shape_cols: Sequence[str], metric: Metric
-) -> list[Section]:
-    """Three sections: ``cover`` (facts and configs), ``cover-assignment``, ``cover-uncovered``."""
+) -> tuple[tuple[str, Any], ...]:
+    """Facts of the ``cover`` section; ``lower bound`` and ``gap`` when not exact."""
     shapes = (
         ", ".join(shape_cols) or "- (no shape columns: all rows are one shape; give -p)"
     )
-    facts: tuple[tuple[str, Any], ...] = (
-        ("method", METHODS[result.method]),
+    bound: tuple[tuple[str, Any], ...] = ()
+    if result.method != "exact":
+        share = result.gap / result.size if result.size else 0.0
+        bound = (
+            ("lower bound", result.lower_bound),
+            ("gap", f"{result.gap} config{'s' * (result.gap != 1)} ({share:.1%})"),
+        )
+    return (
+        ("method", method_text(result)),
         ("configs", result.size),
+        *bound,
         ("one per shape", result.baseline_size),
         ("shapes", len(result.assignment)),
         ("uncovered", len(result.uncovered)),
@@ -38,6 +55,12 @@ def cover_sections(
         ("shapes by", shapes),
         ("metric", f"{metric.column} ({metric.direction})"),
     )
+
+
+def cover_sections(
+    result: CoverResult, *, shape_cols: Sequence[str], metric: Metric
+) -> list[Section]:
+    """``cover`` (facts and configs), ``cover-assignment``, ``cover-uncovered``."""
     used = np.bincount(
         result.assignment[CONFIG].to_numpy(dtype=np.int64), minlength=result.size
     )
@@ -45,6 +68,7 @@ def cover_sections(
     configs.insert(0, CONFIG, np.arange(result.size))
     configs["shapes"] = used
     title = f"cover: fewest configs within {result.tol:g} of each shape's best"
+    facts = cover_facts(result, shape_cols=shape_cols, metric=metric)
     return [
         Section("cover", title, None, facts, configs),
         Section(
@@ -67,11 +91,9 @@ def cover_sections(
 def cover_entries(
     result: CoverResult, shape_cols: Sequence[str]
 ) -> list[dict[str, Any]]:
-    """Manifest entries, one per shape in input order: the shape's values, then its config's."""
-    shapes = result.assignment[list(shape_cols)].to_dict("records")
-    configs = result.configs.iloc[result.assignment[CONFIG].to_numpy()].to_dict(
-        "records"
-    )
+    """Manifest entries, one per shape in input order: its values, then its config's."""
+    shapes = records(result.assignment[list(shape_cols)])
+    configs = records(result.configs.iloc[result.assignment[CONFIG].to_numpy()])
     return [{**shape, **config} for shape, config in zip(shapes, configs)]
 
 
@@ -84,9 +106,10 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             combined.frame,
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
-            metric=metric.column,
-            lower_is_better=not metric.higher_is_better,
+            metric=metric,
             tol=options.cover,
+            time_limit=options.cover_time_limit,
+            loss_time_limit=options.cover_loss_time_limit,
         )
     except AnalysisInputError as exc:
         raise usage_error(f"--cover: {exc}") from None

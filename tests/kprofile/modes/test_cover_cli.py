@@ -1,4 +1,4 @@
-"""kprofile --cover end to end on real files: the table checked with pandas, formats, files."""
+"""kprofile --cover end to end on real files: checked with pandas, formats, files."""
 
 from __future__ import annotations
 
@@ -11,15 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from support import (
-    METRIC,
-    PARAMS,
-    RUN1,
-    SHAPES,
-    results_of,
-    run,
-    sections,
-)
+from support import METRIC, PARAMS, RUN1, SHAPES, results_of, run, sections
 
 from hooks.manifest import load_manifest
 
@@ -93,18 +85,11 @@ def test_cover_reports_shapes_that_need_their_own_config(
     )
     uncovered = found["cover-uncovered"]
     assert uncovered["columns"] == ["M", "N", "K", "reason", "config", "best"]
+    alone = "needs a config of its own: no config within tol serves another shape"
     assert [(r["M"], r["config"], r["reason"]) for r in uncovered["rows"]] == [
-        (
-            256,
-            0,
-            "needs a config of its own: no config within tol serves another shape",
-        ),
-        (
-            4096,
-            1,
-            "needs a config of its own: no config within tol serves another shape",
-        ),
-        (8, 2, "needs a config of its own: no config within tol serves another shape"),
+        (256, 0, alone),
+        (4096, 1, alone),
+        (8, 2, alone),
     ]
     raw = results_of(*RUN1)
     ran = raw[raw[METRIC] > 0]
@@ -181,15 +166,15 @@ def test_cover_over_files_of_one_shape_each_higher_is_better(
         frame.groupby("M")["ratio"].idxmin(), ["BM", "BN", "STAGES"]
     ].drop_duplicates()
     assert len(chosen) <= len(baseline) == found["cover"]["facts"]["one per shape"]
-    # minimal: no smaller set of configs covers every shape (brute force over the 12 configs)
-    covers = (
-        frame[frame["ratio"] <= 1 + tol]
-        .groupby(["BM", "BN", "STAGES"])["M"]
-        .agg(frozenset)
-    )
-    assert not any(
+    assert not covered_by_fewer(frame, tol, len(chosen))
+
+
+def covered_by_fewer(frame: pd.DataFrame, tol: float, size: int) -> bool:
+    """Brute force over the configs: does some set of size - 1 cover every shape?"""
+    covers = frame[frame["ratio"] <= 1 + tol].groupby(["BM", "BN", "STAGES"])["M"]
+    return any(
         frozenset().union(*combo) == frozenset(frame["M"])
-        for combo in itertools.combinations(covers, len(chosen) - 1)
+        for combo in itertools.combinations(covers.agg(frozenset), size - 1)
     )
 
 

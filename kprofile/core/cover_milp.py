@@ -1,0 +1,115 @@
+"""The two MILPs behind ``kprofile.core.cover_solver``, solved by HiGHS through scipy.
+
+``covers`` is an n x k boolean matrix: candidate j covers row i. Both models are
+returned as an ``Outcome``: the chosen candidate indices (None when HiGHS found no
+solution in time), whether HiGHS proved them optimal, and its proven lower bound on
+the objective. HiGHS runs with presolve on and ``mip_rel_gap=0``; scipy exposes no
+thread or seed option, and HiGHS's branch and bound is deterministic for one input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+#: scipy's status for "optimal solution found".
+_OPTIMAL = 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    picked: tuple[int, ...] | None
+    proven: bool
+    bound: float
+
+
+NOT_RUN = Outcome(picked=None, proven=False, bound=-math.inf)
+
+
+def min_size(covers: np.ndarray, *, time_limit: float | None) -> Outcome:
+    """Fewest candidates covering every row: min sum x_j, each row covered >= 1."""
+    if time_limit is not None and time_limit <= 0:
+        return NOT_RUN
+    n, k = covers.shape
+    rows = LinearConstraint(sparse.csr_array(covers.astype(np.float64)), lb=1.0)
+    result = milp(
+        np.ones(k),
+        integrality=np.ones(k),
+        bounds=Bounds(0.0, 1.0),
+        constraints=[rows],
+        options=_options(time_limit),
+    )
+    # The objective is a whole number: a gap below one proves the count.
+    return _outcome(result, k, tolerance=0.5)
+
+
+def min_loss(
+    covers: np.ndarray,
+    losses: np.ndarray,
+    ranks: np.ndarray,
+    *,
+    size: int,
+    time_limit: float | None,
+) -> Outcome:
+    """Among covers of exactly ``size`` candidates: lowest total loss, then rank sum.
+
+    ``losses``: n x k whole numbers (read where ``covers``); each row takes the loss of
+    one chosen candidate covering it (assignment y_ij <= x_j, sum_j y_ij = 1), which at
+    the optimum is its lowest. ``ranks``: k distinct whole numbers; their sum over the
+    chosen candidates enters with a weight whose total stays below one loss unit, so it
+    only decides between tables of equal loss.
+    """
+    if time_limit is not None and time_limit <= 0:
+        return NOT_RUN
+    n, k = covers.shape
+    row, col = np.nonzero(covers)
+    m = len(row)
+    epsilon = 1.0 / (1.0 + float(np.sort(ranks)[::-1][:size].sum()))
+    cost = np.concatenate([epsilon * ranks.astype(np.float64), losses[row, col]])
+    y = k + np.arange(m)
+    count = sparse.csr_array(
+        (np.ones(k), (np.zeros(k, dtype=np.int64), np.arange(k))), shape=(1, k + m)
+    )
+    assign = sparse.csr_array((np.ones(m), (row, y)), shape=(n, k + m))
+    link = sparse.csr_array(
+        (
+            np.concatenate([np.ones(m), -np.ones(m)]),
+            (np.concatenate([np.arange(m), np.arange(m)]), np.concatenate([y, col])),
+        ),
+        shape=(m, k + m),
+    )
+    result = milp(
+        cost,
+        integrality=np.concatenate([np.ones(k), np.zeros(m)]),
+        bounds=Bounds(0.0, 1.0),
+        constraints=[
+            LinearConstraint(count, lb=size, ub=size),
+            LinearConstraint(assign, lb=1.0, ub=1.0),
+            LinearConstraint(link, ub=0.0),
+        ],
+        options=_options(time_limit),
+    )
+    # Tables differ by epsilon (one rank) or more: a smaller gap proves both.
+    return _outcome(result, k, tolerance=epsilon / 2)
+
+
+def _options(time_limit: float | None) -> dict[str, Any]:
+    options: dict[str, Any] = {"presolve": True, "mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    return options
+
+
+def _outcome(result: Any, k: int, *, tolerance: float) -> Outcome:
+    bound = result.mip_dual_bound
+    bound = -math.inf if bound is None or not math.isfinite(bound) else float(bound)
+    if result.x is None:
+        return Outcome(picked=None, proven=False, bound=bound)
+    picked = tuple(int(j) for j in np.flatnonzero(result.x[:k] > 0.5))
+    proven = result.status == _OPTIMAL and float(result.fun) - bound < tolerance
+    return Outcome(picked=picked, proven=proven, bound=bound)
