@@ -77,7 +77,9 @@ def test_a_config_not_measured_at_a_point_does_not_serve_it() -> None:
 
 def test_an_isolated_point_gets_a_range_of_its_own() -> None:
     # no config serves point 2 and a neighbour
-    ratio = np.array([[1.0, INF, INF], [1.0, INF, INF], [INF, INF, 1.0], [INF, 1.0, INF]])
+    ratio = np.array(
+        [[1.0, INF, INF], [1.0, INF, INF], [INF, INF, 1.0], [INF, 1.0, INF]]
+    )
     result = partition(ratio)
     assert spans(result) == [(0, 2), (2, 3), (3, 4)]
     assert result.configs.tolist() == [0, 2, 1]
