@@ -138,8 +138,10 @@ def lowest_worst(ratio: FloatArray, count: int) -> float:
     """The smallest entry ``t`` such that the entries ``<= t`` still cover the points
     in ``count`` ranges (``count`` being the fewest possible)."""
     floor = ratio.min(axis=1).max()  # below it some point has no config at all
-    candidates = np.unique(ratio[np.isfinite(ratio) & (ratio >= floor)])
-    lo, hi = 0, len(candidates) - 1  # the largest entry keeps every config
+    ceiling = _greedy_worst(ratio)  # a partition with ``count`` ranges reaches it
+    entries = ratio[(ratio >= floor) & (ratio <= ceiling)]
+    candidates = np.unique(entries)
+    lo, hi = 0, len(candidates) - 1  # the ceiling is enough
     while lo < hi:
         mid = (lo + hi) // 2
         if fewest(ratio <= candidates[mid]) == count:
@@ -147,6 +149,18 @@ def lowest_worst(ratio: FloatArray, count: int) -> float:
         else:
             lo = mid + 1
     return float(candidates[lo])
+
+
+def _greedy_worst(ratio: FloatArray) -> float:
+    """The worst ratio of the greedy partition (each range as long as it goes) when
+    each range takes the config whose largest ratio in it is lowest."""
+    reach = run_lengths(np.isfinite(ratio)).max(axis=1)
+    worst, start = 1.0, 0
+    while start < ratio.shape[0]:
+        stop = start + int(reach[start])
+        worst = max(worst, float(ratio[start:stop].max(axis=0).min()))
+        start = stop
+    return worst
 
 
 def earliest_configs(

@@ -72,42 +72,42 @@ def build_sweep(
 ) -> Sweep:
     """The groups of ``frame`` as ratio matrices over the points of ``column``."""
     group_cols = list(group_cols)
+    shape_cols = [*group_cols, column]
     check_columns(
-        frame,
-        shape_cols=[*group_cols, column],
-        param_cols=param_cols,
-        metric=metric.column,
+        frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric.column
     )
     points, integral = range_values(frame[column], column)
     placed = np.isfinite(points)
     left_out = _unplaced(frame.loc[~placed], group_cols, column)
-    rows = frame.loc[placed].copy()
+    # only the columns measure reads: copying the spec strings would cost more
+    rows = frame.loc[placed, [*shape_cols, *param_cols, metric.column]]
     rows[column] = points[placed].astype(np.int64 if integral else np.float64)
-    _check_varies(rows, group_cols, column)
+    lower = not metric.higher_is_better
     measured = measure(
         rows,
-        shape_cols=[*group_cols, column],
+        shape_cols=shape_cols,
         param_cols=param_cols,
         metric=metric.column,
-        lower_is_better=not metric.higher_is_better,
+        lower_is_better=lower,
     )
-    table = measured.table
-    ratio = np.where(
-        within_tol(table, tol, lower_is_better=not metric.higher_is_better),
-        table["ratio"].to_numpy(dtype=np.float64),
-        np.inf,
-    )
-    shapes = measured.shapes
+    table, shapes = measured.table, measured.shapes
     codes = group_codes(shapes, group_cols)
+    if np.bincount(codes).max() <= 1:  # one point per group, counting failed ones
+        where = f" in every group ({', '.join(group_cols)})" if group_cols else ""
+        raise AnalysisInputError(
+            f"{column} is constant{where}: there is nothing to split into ranges"
+        )
+    within = within_tol(table, tol, lower_is_better=lower).to_numpy()
+    ratio = np.where(within, table["ratio"].to_numpy(dtype=np.float64), np.inf)
     groups = _groups(table, ratio, shapes, codes, group_cols, column)
     ran = np.zeros(len(shapes), dtype=bool)
     ran[table["shape"].to_numpy()] = True
-    failed = shapes.loc[~ran, [*group_cols, column]].assign(**{REASON: NOTHING_RAN})
+    failed = shapes.loc[~ran, shape_cols].assign(**{REASON: NOTHING_RAN})
     parts = [f for f in (failed, left_out) if not f.empty]
     skipped = (
         pd.concat(parts, ignore_index=True)
         if parts
-        else pd.DataFrame(columns=[*group_cols, column, REASON])
+        else pd.DataFrame(columns=[*shape_cols, REASON])
     )
     return Sweep(groups, measured.configs, skipped, integral)
 
@@ -132,16 +132,6 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
         raise AnalysisInputError(f"{column} has no value in any row")
     integral = bool((finite == np.round(finite)).all() and abs(finite).max() < 2**53)
     return numbers, integral
-
-
-def _check_varies(rows: pd.DataFrame, group_cols: list[str], column: str) -> None:
-    codes = group_codes(rows, group_cols)
-    distinct = pd.Series(rows[column].to_numpy()).groupby(codes).nunique()
-    if distinct.max() <= 1:
-        where = f" in every group ({', '.join(group_cols)})" if group_cols else ""
-        raise AnalysisInputError(
-            f"{column} is constant{where}: there is nothing to split into ranges"
-        )
 
 
 def _unplaced(rows: pd.DataFrame, group_cols: list[str], column: str) -> pd.DataFrame:

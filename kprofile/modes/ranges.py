@@ -25,7 +25,6 @@ from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
 from kprofile.core.values import plain, value_label
 from kprofile.errors import usage_error
 from kprofile.inputs.load import Results
-from kprofile.manifest.replace import GroupRanges, RangeTable
 from kprofile.options import DEFAULT_TOL, Options
 from kprofile.outcome import Outcome
 
@@ -76,11 +75,11 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     )
     for item in ranged:
         outcome.entries += item.entries
-    outcome.ranges = RangeTable(
-        column,
-        group_cols,
-        tuple(GroupRanges(r.group.values, r.entries) for r in ranged),
-    )
+    if options.update is not None:  # the manifest editor is imported only for it
+        from kprofile.manifest.replace import GroupRanges, RangeTable
+
+        groups = tuple(GroupRanges(r.group.values, r.entries) for r in ranged)
+        outcome.ranges = RangeTable(column, group_cols, groups)
 
 
 def range_column(name: str, inputs: Sequence[Results]) -> str:
