@@ -103,20 +103,10 @@ def rendered(entry: dict[str, object], index: int) -> str:
     )
 
 
-def test_sweep_to_ranged_table_to_generated_code(
-    repo: tuple[Path, dict[str, str]],
-) -> None:
-    root, env = repo
-    done = run(
-        root,
-        env,
-        BIN / "kprofile",
-        *PICKLES,
-        "--ranges",
-        "M",
-        "-o",
-        MANIFEST.removesuffix(".yaml"),
-    )
+def ranged_table(root: Path, env: dict[str, str]) -> list[dict[str, object]]:
+    """``kprofile --ranges M -o``: the manifest's entries, checked against the runs."""
+    out = MANIFEST.removesuffix(".yaml")
+    done = run(root, env, BIN / "kprofile", *PICKLES, "--ranges", "M", "-o", out)
     assert (done.returncode, done.stderr) == (0, f"wrote {MANIFEST} (12 entries)\n")
     entries = [dict(e.values) for e in load_manifest(root / MANIFEST).entries]
     check_ranges(
@@ -126,7 +116,14 @@ def test_sweep_to_ranged_table_to_generated_code(
         configs=["BM", "BN", "SWAP_AB"],
         tol=0.03,
     )
+    return entries
 
+
+def test_sweep_to_ranged_table_to_generated_code(
+    repo: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = repo
+    entries = ranged_table(root, env)
     done = run(root, env, BIN / "tuning-codegen")
     assert (done.returncode, done.stdout, done.stderr) == (
         0,
@@ -135,29 +132,27 @@ def test_sweep_to_ranged_table_to_generated_code(
     )
     target = (root / TARGET).read_text()
     region = "".join(rendered(e, i) for i, e in enumerate(entries))
-    assert target == TARGET_TEXT.replace(
-        "        # BEGIN-RANGED-CONFIGS\n", "        # BEGIN-RANGED-CONFIGS\n" + region
-    )
-    assert (
-        "            M=16,\n            M_end=144,\n            N=4096,\n            K=4096,\n"
-        in target
-    )
+    begin = "        # BEGIN-RANGED-CONFIGS\n"
+    assert target == TARGET_TEXT.replace(begin, begin + region)
+    first = "            M=16,\n            M_end=144,\n            N=4096,\n"
+    assert first + "            K=4096,\n" in target
 
     assert run(root, env, "git", "add", "--all").returncode == 0
-    assert (
-        run(root, env, "git", "commit", "-q", "-m", "ranged dispatch table").returncode
-        == 0
-    )
+    commit = run(root, env, "git", "commit", "-q", "-m", "ranged dispatch table")
+    assert commit.returncode == 0, commit.stderr
     check = run(root, env, BIN / "tuning-codegen", "--check")
     assert (check.returncode, check.stdout, check.stderr) == (0, "", "")
 
-    # the same sweep again, through --update: the table is already right
-    done = run(
-        root, env, BIN / "kprofile", *PICKLES, "--ranges", "M", "--update", MANIFEST
-    )
+
+def test_update_with_the_same_sweep_changes_nothing(
+    repo: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = repo
+    ranged_table(root, env)
+    before = (root / MANIFEST).read_bytes()
+    update = ("--ranges", "M", "--update", MANIFEST)
+    done = run(root, env, BIN / "kprofile", *PICKLES, *update)
     assert (done.returncode, done.stderr) == (0, "")
-    assert (
-        "unchanged     2\nfile          nothing to change: not rewritten\n"
-        in done.stdout
-    )
-    assert run(root, env, "git", "status", "--porcelain").stdout == ""
+    unchanged = "unchanged     2\nfile          nothing to change: not rewritten\n"
+    assert unchanged in done.stdout
+    assert (root / MANIFEST).read_bytes() == before

@@ -57,8 +57,7 @@ class GroupChange:
     group: Mapping[str, Any]
     status: Status
     removed: tuple[int, ...]  # params indices of the group's old entries
-    index: int  # params index of its first entry after the update
-    count: int  # its entries after the update
+    entries: tuple[int, ...]  # params indices of its entries after the update
 
 
 @dataclass(frozen=True)
@@ -214,17 +213,17 @@ def _expected(
             expected += first[i].merged
         elif i not in gone:
             expected.append(entry)
-    where = {}
-    for number, plan in enumerate(plans):
+    changes = []
+    for plan in plans:
         if plan.status == "added":
-            where[number] = len(expected)
+            at = tuple(range(len(expected), len(expected) + len(plan.merged)))
             expected += plan.merged
-        else:
-            where[number] = moved[plan.removed[0]]
-    changes = [
-        GroupChange(p.group.group, p.status, p.removed, where[n], len(p.entries))
-        for n, p in enumerate(plans)
-    ]
+        elif plan.status == "replaced":
+            start = moved[plan.removed[0]]
+            at = tuple(range(start, start + len(plan.merged)))
+        else:  # unchanged: where its old entries now stand
+            at = tuple(moved[i] for i in plan.removed)
+        changes.append(GroupChange(plan.group.group, plan.status, plan.removed, at))
     return expected, changes
 
 

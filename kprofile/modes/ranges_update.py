@@ -67,9 +67,7 @@ def replace_section(
             "group": [_label(c) for c in result.changes],
             "status": [c.status for c in result.changes],
             "before": [_indices(c.removed) for c in result.changes],
-            "entries": [
-                _indices(range(c.index, c.index + c.count)) for c in result.changes
-            ],
+            "entries": [_indices(c.entries) for c in result.changes],
         }
     )
     notes = (
@@ -87,7 +85,7 @@ def _label(change: GroupChange) -> str:
     return "/".join(f"{k}={v}" for k, v in change.group.items()) or "all rows"
 
 
-def _indices(indices: Sequence[int] | range) -> str:
+def _indices(indices: Sequence[int]) -> str:
     """``params[3-7]``, ``params[2, 5]`` or ``-``: entry indices, runs compacted."""
     values = list(indices)
     if not values:

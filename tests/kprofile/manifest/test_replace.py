@@ -102,9 +102,11 @@ def test_a_group_s_ranges_take_the_place_of_its_first_range_entry() -> None:
     result = replace(CURATED, ({"N": 4096, "K": 4096}, NEW_4096))
     assert result.text == REPLACED
     (change,) = result.changes
-    assert (change.status, change.removed, change.index, change.count) == (
-        "replaced", (0, 3), 0, 2,
-    )  # fmt: skip
+    assert (change.status, change.removed, change.entries) == (
+        "replaced",
+        (0, 3),
+        (0, 1),
+    )
 
 
 @pytest.mark.parametrize("final_newline", [True, False])
@@ -124,7 +126,7 @@ def test_a_new_group_goes_after_the_last_entry_and_reads_back() -> None:
         result.text
         == CURATED + "- <<: *defaults\n  N: 8\n  K: 8\n  M: 1\n  M_END: 2\n  BM: 64\n"
     )
-    assert [(c.status, c.index) for c in result.changes] == [("added", 4)]
+    assert [(c.status, c.entries) for c in result.changes] == [("added", (4,))]
     assert dict(parse_manifest(result.text, "t").entries[-1].values) == new[0]
 
 
@@ -132,8 +134,8 @@ def test_the_same_ranges_change_nothing() -> None:
     once = replace(CURATED, ({"N": 4096, "K": 4096}, NEW_4096)).text
     again = replace(once, ({"N": 4096, "K": 4096}, NEW_4096))
     assert again.text == once
-    assert [(c.status, c.removed, c.index) for c in again.changes] == [
-        ("unchanged", (0, 1), 0)
+    assert [(c.status, c.removed, c.entries) for c in again.changes] == [
+        ("unchanged", (0, 1), (0, 1))
     ]
 
 
@@ -156,8 +158,8 @@ def test_blank_lines_flow_entries_and_an_empty_list() -> None:
         "- {N: 2, K: 2, M: 1, M_END: 9, BM: 64}\n\n"
         "- {N: 3, K: 3, M: 1, M_END: 5, BM: 32}\n"
     )
-    assert [(c.status, c.index) for c in result.changes] == [
-        ("replaced", 0), ("added", 3),
+    assert [(c.status, c.entries) for c in result.changes] == [
+        ("replaced", (0, 1)), ("added", (3,)),
     ]  # fmt: skip
     empty = replace("name: x\nparams: []\n", ({"N": 3, "K": 3}, three))
     assert (
@@ -195,3 +197,28 @@ def test_refusals() -> None:
         replace(anchored, ({"N": 1}, ({"N": 1, "M": 1, "M_END": 5},)), match=("N",))
     assert info.value.message.startswith("the update would not be a valid manifest (")
     assert info.value.message.endswith("; nothing was written")
+
+
+def test_an_unchanged_group_is_reported_where_its_entries_stand() -> None:
+    """Group N=1 is unchanged but its entries are not neighbours; group N=2 before it
+    shrinks from two entries to one."""
+    text = (
+        "params:\n"
+        "- {N: 2, M: 1, M_END: 5, B: 1}\n"
+        "- {N: 1, M: 1, M_END: 5, B: 1}\n"
+        "- {N: 2, M: 5, M_END: 9, B: 2}\n"
+        "- {N: 1, M: 5, M_END: 9, B: 2}\n"
+    )
+    one = ({"N": 1, "M": 1, "M_END": 5, "B": 1}, {"N": 1, "M": 5, "M_END": 9, "B": 2})
+    two = ({"N": 2, "M": 1, "M_END": 9, "B": 3},)
+    result = replace(text, ({"N": 1}, one), ({"N": 2}, two), match=("N",))
+    assert result.text == (
+        "params:\n"
+        "- {N: 2, M: 1, M_END: 9, B: 3}\n"
+        "- {N: 1, M: 1, M_END: 5, B: 1}\n"
+        "- {N: 1, M: 5, M_END: 9, B: 2}\n"
+    )
+    assert [(c.status, c.removed, c.entries) for c in result.changes] == [
+        ("unchanged", (1, 3), (1, 2)),
+        ("replaced", (0, 2), (0,)),
+    ]
