@@ -47,8 +47,8 @@ def ranges_sections(
         ("skipped", len(sweep.skipped)),
     )
     summary = (
-        f"{_count(entries, 'entry', 'entries')} with ranges against "
-        f"{_count(points, 'entry', 'entries')} with one entry per point"
+        f"{_count(entries, 'entry', 'entries')} with ranges, against {points} "
+        "with one entry per point"
     )
     title = f"ranges: fewest {column} ranges within {tol:g} of each point's best"
     table = _groups_table(ranged, group_cols)

@@ -31,7 +31,7 @@ skipped        1
      N     K  points  ranges  worst
   4096  4096      59       5  1.022
   8192  2048      60       7  1.021
-12 entries with ranges against 119 entries with one entry per point
+12 entries with ranges, against 119 with one entry per point
 """
 
 GROUP_4096 = """\
@@ -135,7 +135,7 @@ def test_json_and_markdown(sweep: Path, capsys: pytest.CaptureFixture[str]) -> N
     views = sections(out)
     assert views["ranges"]["facts"]["entries"] == 12
     assert views["ranges"]["notes"] == [
-        "12 entries with ranges against 119 entries with one entry per point"
+        "12 entries with ranges, against 119 with one entry per point"
     ]
     group = document["sections"][1]
     assert group["facts"]["N"] == 4096 and group["facts"]["K"] == 4096
