@@ -25,6 +25,7 @@ from kprofile.options import (
     DEFAULT_METRIC,
     Columns,
     Fraction,
+    Number,
     Options,
     Positive,
     Seconds,
@@ -57,6 +58,9 @@ Examples:
                                     fewest configs within 2% of each best
   kprofile run/*.pkl --importance --plot charts
                                     which parameters matter, and PNG charts
+  kprofile sweep/*.pkl --ranges M -o table
+                                    fewest M ranges per (N, K), one config
+                                    within 3% of the best at every M
 \b
 Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
 spec and manifest .yaml. Unreadable files are reported and skipped.
@@ -115,6 +119,17 @@ PARAMETERS = (
             "reachable with each value."),
     _option("--plot", metavar="DIR",
             help="With --importance: write PNG charts into DIR."),
+    _option("--ranges", metavar="COL",
+            help="Fewest [COL, COL_END) ranges per group (-p; default: the shape "
+            "columns but COL), each with one config within --tol of the best at "
+            "every swept COL value. -o writes one entry per range; --update "
+            "replaces each group's ranges."),
+    _option("--tol", type=Fraction(band=True), metavar="X",
+            help="With --ranges: how far from each point's best its config may be "
+            "(0.03 or 3%).  [default: 0.03]"),
+    _option("--range-end", type=Number(), metavar="VALUE",
+            help="With --ranges: where each group's last range ends (e.g. the "
+            "largest COL the kernel supports; default: its last point + 1)."),
     _option("-p", "--pivots", multiple=True, type=Columns("-p/--pivots"),
             metavar="COLS",
             help="Columns to join (--merge), group by (views, --diff) or match "

@@ -7,6 +7,7 @@ decided by the mode table in ``kprofile.modes`` (``check_options``), not here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ DEFAULT_METRIC = "met (ms)"
 DEFAULT_MAX_ROWS = 10_000_000
 DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.modes.cover)
 DEFAULT_COVER_LOSS_TIME_LIMIT = 2.0
+DEFAULT_TOL = 0.03  # --ranges --tol
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class Options:
     importance: bool = False
     plot: str | None = None
     max_rows: int = DEFAULT_MAX_ROWS
+    ranges: str | None = None
+    tol: float | None = None  # None: DEFAULT_TOL (so a given --tol is always seen)
+    range_end: int | float | None = None
 
 
 def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
@@ -175,5 +180,31 @@ class Positive(click.ParamType):
             raise usage_error(
                 f"{_option_name(param)}: expected a positive number of {self.what}, "
                 f"got {number}"
+            )
+        return number
+
+
+class Number(click.ParamType):
+    """A finite number: ``16384`` stays an int, ``0.5`` or ``1e3`` is a float."""
+
+    name = "number"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int | float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        text = str(value).strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            number = float("nan")
+        if not math.isfinite(number):
+            raise usage_error(
+                f"{_option_name(param)}: expected a number, got {value!r}"
             )
         return number

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kprofile.core.metric import Metric
 from kprofile.errors import InvalidInput
 from kprofile.inputs.load import Results
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.manifest.replace import RangeTable
 
 Entry = dict[str, Any]
 
@@ -26,6 +29,7 @@ class Outcome:
     metric: Metric | None = None
     entries: list[Entry] = field(default_factory=list)  # what -o writes
     upserts: list[Entry] = field(default_factory=list)  # what --update puts in
+    ranges: RangeTable | None = None  # --ranges: what --update replaces instead
     written: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)  # for stderr
 

@@ -90,6 +90,15 @@ MODES: tuple[Mode, ...] = (
         "kprofile.modes.importance_view:run",
         options=("--plot",),
     ),
+    Mode(
+        "ranges",
+        "--ranges",
+        "ranges",
+        "kprofile.modes.ranges:run",
+        output=True,
+        update=True,
+        options=("--tol", "--range-end"),
+    ),
 )
 
 # Flags that only some modes admit, and the Options field each sets.
@@ -99,6 +108,8 @@ OWN_OPTIONS = {
     "--cover-time-limit": "cover_time_limit",
     "--cover-loss-time-limit": "cover_loss_time_limit",
     "--plot": "plot",
+    "--tol": "tol",
+    "--range-end": "range_end",
 }
 VIEWS = {
     "--ratio": "ratio",

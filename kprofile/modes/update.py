@@ -36,6 +36,13 @@ def apply_update(options: Options, outcome: Outcome) -> None:
     entry uses are dropped."""
     path = options.update
     assert path is not None  # run() calls this only for --update
+    if outcome.ranges is not None:  # --ranges replaces each group's range entries
+        from kprofile.modes.ranges_update import replace_in
+
+        text = read_text(path)
+        new_text = replace_in(text, path, outcome.ranges, options, outcome)
+        _finish(options, outcome, path, text, new_text)
+        return
     if not outcome.upserts:
         raise KprofileError(
             path, "--update: no config to put in (no successful run in any input)"
@@ -48,18 +55,26 @@ def apply_update(options: Options, outcome: Outcome) -> None:
         pivots, unused = manifest_pivots(text, path, pivots)
     result = update_manifest(text, outcome.upserts, pivots=pivots, path=path)
     changed = result.text != text
-    state = _state(changed, dry_run=options.dry_run)
+    state = update_state(changed, dry_run=options.dry_run)
     outcome.sections.append(
         update_section(result, path=path, pivots=pivots, state=state, unused=unused)
     )
+    _finish(options, outcome, path, text, result.text)
+
+
+def _finish(
+    options: Options, outcome: Outcome, path: str, text: str, new_text: str
+) -> None:
+    """``--dry-run``: the diff; else the new text, written atomically if it changed."""
+    changed = new_text != text
     if options.dry_run:
         if changed:
-            diff = unified_diff(text, result.text, path, path)
+            diff = unified_diff(text, new_text, path, path)
             outcome.sections.append(diff_section(path, diff))
         return
     if changed:
         try:
-            write_text_atomic(path, result.text)
+            write_text_atomic(path, new_text)
         except OSError as exc:
             raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
         outcome.written.append(path)
@@ -72,7 +87,7 @@ def _default_pivots(outcome: Outcome) -> tuple[str, ...]:
     return common_shape_columns(outcome.inputs)
 
 
-def _state(changed: bool, *, dry_run: bool) -> str:
+def update_state(changed: bool, *, dry_run: bool) -> str:
     if dry_run:
         return (
             "dry run: nothing written" if changed else "dry run: nothing would change"

@@ -1,0 +1,172 @@
+"""A sweep over one range column as ratio matrices, one per group: what ``--ranges``
+partitions (``kprofile.core.ranges``).
+
+Rows are grouped by the group columns (e.g. ``N, K``); within a group the distinct
+values of the range column (e.g. ``M``), ascending, are the *points*. A (point, config)
+pair is measured with the project's definitions (``kprofile.core.measure``: failed runs
+dropped, a config measured twice keeps its best run, ratios to the point's best) and a
+config serves a point when ``within_tol`` says so. Each group becomes one
+``points x configs`` matrix of ratios, ``inf`` where the config does not serve.
+
+Rows with no usable range value (missing, not finite) cannot be placed, and points
+where no run succeeded have no best: both are reported in ``skipped`` and left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kprofile.core.columns import group_codes
+from kprofile.core.measure import (
+    AnalysisInputError,
+    check_columns,
+    measure,
+    within_tol,
+)
+from kprofile.core.metric import Metric
+from kprofile.core.values import plain, value_label
+
+REASON = "reason"
+NOTHING_RAN = "no successful run"
+
+
+@dataclass(frozen=True, eq=False)
+class SweepGroup:
+    """One group: its values, its points (ascending) and the ratio matrix.
+
+    ``configs`` holds the config ids (rows of ``Sweep.configs``, ascending: first
+    appearance in the input) of the matrix columns: the configs that ran somewhere in
+    the group."""
+
+    values: dict[str, Any]
+    points: np.ndarray
+    configs: np.ndarray
+    ratio: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Every group's matrix; ``configs`` maps a config id to its parameter values;
+    ``skipped`` lists what was left out (group columns, range column, reason);
+    ``integral``: every point is a whole number (points are then int64)."""
+
+    groups: tuple[SweepGroup, ...]
+    configs: pd.DataFrame
+    skipped: pd.DataFrame
+    integral: bool
+
+
+def build_sweep(
+    frame: pd.DataFrame,
+    *,
+    column: str,
+    group_cols: Sequence[str],
+    param_cols: Sequence[str],
+    metric: Metric,
+    tol: float,
+) -> Sweep:
+    """The groups of ``frame`` as ratio matrices over the points of ``column``."""
+    group_cols = list(group_cols)
+    shape_cols = [*group_cols, column]
+    check_columns(
+        frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric.column
+    )
+    points, integral = range_values(frame[column], column)
+    placed = np.isfinite(points)
+    left_out = _unplaced(frame.loc[~placed], group_cols, column)
+    # only the columns measure reads: copying the spec strings would cost more
+    rows = frame.loc[placed, [*shape_cols, *param_cols, metric.column]]
+    rows[column] = points[placed].astype(np.int64 if integral else np.float64)
+    lower = not metric.higher_is_better
+    measured = measure(
+        rows,
+        shape_cols=shape_cols,
+        param_cols=param_cols,
+        metric=metric.column,
+        lower_is_better=lower,
+    )
+    table, shapes = measured.table, measured.shapes
+    codes = group_codes(shapes, group_cols)
+    if np.bincount(codes).max() <= 1:  # one point per group, counting failed ones
+        where = f" in every group ({', '.join(group_cols)})" if group_cols else ""
+        raise AnalysisInputError(
+            f"{column} is constant{where}: there is nothing to split into ranges"
+        )
+    within = within_tol(table, tol, lower_is_better=lower).to_numpy()
+    ratio = np.where(within, table["ratio"].to_numpy(dtype=np.float64), np.inf)
+    groups = _groups(table, ratio, shapes, codes, group_cols, column)
+    ran = np.zeros(len(shapes), dtype=bool)
+    ran[table["shape"].to_numpy()] = True
+    failed = shapes.loc[~ran, shape_cols].assign(**{REASON: NOTHING_RAN})
+    parts = [f for f in (failed, left_out) if not f.empty]
+    skipped = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame(columns=[*shape_cols, REASON])
+    )
+    return Sweep(groups, measured.configs, skipped, integral)
+
+
+def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
+    """The range column as float64 (NaN where missing), and whether every value is a
+    whole number. Numbers only: strings and booleans are refused."""
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind not in ("integer", "floating", "mixed-integer-float", "empty"):
+        example = next(
+            (v for v in values.tolist() if plain(v) is not None), values.iloc[0]
+        )
+        raise AnalysisInputError(
+            f"{column} must hold numbers to make ranges of; it holds {kind} values "
+            f"(e.g. {value_label(example)})"
+        )
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+    finite = numbers[np.isfinite(numbers)]
+    if not len(finite):
+        raise AnalysisInputError(f"{column} has no value in any row")
+    integral = bool((finite == np.round(finite)).all() and abs(finite).max() < 2**53)
+    return numbers, integral
+
+
+def _unplaced(rows: pd.DataFrame, group_cols: list[str], column: str) -> pd.DataFrame:
+    """Rows with no usable range value, counted per group."""
+    if rows.empty:
+        return rows.loc[:, []]
+    codes = group_codes(rows, group_cols)
+    first = rows.loc[~pd.Series(codes).duplicated().to_numpy(), group_cols]
+    counts = np.bincount(codes)
+    reasons = [f"{n} row{'s' if n != 1 else ''} with no {column} value" for n in counts]
+    return first.assign(**{column: None, REASON: reasons}).reset_index(drop=True)
+
+
+def _groups(
+    table: pd.DataFrame,
+    ratio: np.ndarray,
+    shapes: pd.DataFrame,
+    codes: np.ndarray,
+    group_cols: list[str],
+    column: str,
+) -> tuple[SweepGroup, ...]:
+    """One matrix per group that ran, groups in order of first appearance."""
+    shape = table["shape"].to_numpy()
+    group = codes[shape]
+    point = shapes[column].to_numpy()[shape]
+    order = np.lexsort((point, group))  # by group, then by point
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    config = table["config"].to_numpy()
+    out = []
+    for rows in np.split(order, bounds):
+        points, point_index = np.unique(point[rows], return_inverse=True)
+        configs, config_index = np.unique(config[rows], return_inverse=True)
+        matrix = np.full((len(points), len(configs)), np.inf)
+        matrix[point_index, config_index] = ratio[rows]
+        first = shapes.loc[int(shape[rows[0]])]
+        values = {c: plain(first[c]) for c in group_cols}
+        out.append(SweepGroup(values, points, configs, matrix))
+    return tuple(out)

@@ -1,0 +1,260 @@
+"""Replace the range entries of some groups in a curated manifest, keeping every other
+byte (``--ranges --update``).
+
+Text in, text out. For each group of the results, the ``params`` entries that carry the
+range column and whose merged values equal the group's on every matched column are the
+group's old ranges: they are removed, and the group's new entries take the place of the
+first of them. A group with no old entry gets its entries after the last entry of
+``params``. A group whose old entries already equal the new ones is left alone.
+
+New entries are written like their neighbour: the same merge key (``<<: *defaults``;
+keys equal to what it gives are not repeated), dash and key columns, block or flow
+mapping, and each value in the style of the first scalar written for its key. Every
+other byte is the input's own: comments, blank lines, anchors, other entries, line
+endings, a missing final newline. The result is parsed again and must hold exactly the
+intended entries, else nothing is returned.
+
+Built on the in-place editor's primitives (``read_layout``, ``Edit``/``apply_edits``,
+the scalar writer), which it uses without changing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hooks.errors import CodegenError
+from hooks.manifest import parse_manifest
+from kprofile.manifest.layout import Item, Layout, read_layout
+from kprofile.manifest.replace_text import insertion, overwrite, removal
+from kprofile.manifest.scalar import normalize, same_value
+from kprofile.manifest.text_edit import Edit, apply_edits
+
+Status = Literal["added", "replaced", "unchanged"]
+Values = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GroupRanges:
+    """One group's values (the group columns) and its new range entries, in order."""
+
+    group: Mapping[str, Any]
+    entries: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class RangeTable:
+    """What ``--ranges`` hands to ``--update``."""
+
+    column: str
+    group_cols: tuple[str, ...]
+    groups: tuple[GroupRanges, ...]
+
+
+@dataclass(frozen=True)
+class GroupChange:
+    group: Mapping[str, Any]
+    status: Status
+    removed: tuple[int, ...]  # params indices of the group's old entries
+    entries: tuple[int, ...]  # params indices of its entries after the update
+
+
+@dataclass(frozen=True)
+class ReplaceResult:
+    text: str
+    changes: tuple[GroupChange, ...]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    group: GroupRanges
+    removed: tuple[int, ...]
+    entries: tuple[Values, ...]  # normalized
+    merged: tuple[Values, ...]  # as they will read back
+    status: Status
+
+
+def replace_ranges(
+    text: str, table: RangeTable, *, match: Sequence[str], path: str
+) -> ReplaceResult:
+    """``text`` with each group's range entries replaced (see the module docstring)."""
+    manifest = parse_manifest(text, path)
+    merged = [dict(e.values) for e in manifest.entries]
+    layout = read_layout(text, path, merged)
+    if layout.flow and layout.items:
+        raise CodegenError(
+            path,
+            "--update --ranges edits a block list of params (one '- ' entry per "
+            "line), not a flow list [...]",
+        )
+    owners = _owners(merged, table, tuple(match), path)
+    plans = _plans(layout, table, owners, merged, path)
+    edits = _edits(text, layout, plans, path)
+    new_text = apply_edits(text, edits) if edits else text
+    expected, changes = _expected(merged, plans)
+    if new_text != text:
+        _verify(new_text, path, manifest.document, expected)
+    return ReplaceResult(new_text, tuple(changes))
+
+
+def _owners(
+    merged: Sequence[Values], table: RangeTable, match: tuple[str, ...], path: str
+) -> list[tuple[int, ...]]:
+    """For each group, the indices of its old range entries; an entry two groups
+    claim is an error."""
+    owner: dict[int, int] = {}
+    out = []
+    for number, group in enumerate(table.groups):
+        owned = tuple(
+            i
+            for i, entry in enumerate(merged)
+            if table.column in entry
+            and all(p in entry and same_value(entry[p], group.group[p]) for p in match)
+        )
+        for i in owned:
+            if i in owner:
+                other = table.groups[owner[i]].group
+                raise CodegenError(
+                    path,
+                    f"params[{i}] matches both {_label(other)} and "
+                    f"{_label(group.group)}; name the columns that tell them apart "
+                    "with -p",
+                )
+            owner[i] = number
+        out.append(owned)
+    return out
+
+
+def _label(values: Mapping[str, Any]) -> str:
+    return "/".join(f"{k}={v}" for k, v in values.items()) or "the only group"
+
+
+def _plans(
+    layout: Layout,
+    table: RangeTable,
+    owners: Sequence[tuple[int, ...]],
+    merged: Sequence[Values],
+    path: str,
+) -> list[_Plan]:
+    """What happens to each group. New entries are written like the first entry they
+    replace; a new group's like the last entry that stays."""
+    plans: list[_Plan | None] = [
+        _plan(g, owned, layout.items[owned[0]], merged, path) if owned else None
+        for g, owned in zip(table.groups, owners)
+    ]
+    gone = _gone([p for p in plans if p is not None])
+    kept = [item for item in layout.items if item.index not in gone]
+    last = kept[-1] if kept else None
+    return [
+        p if p is not None else _plan(g, (), last, merged, path)
+        for g, p in zip(table.groups, plans)
+    ]
+
+
+def _plan(
+    group: GroupRanges,
+    removed: tuple[int, ...],
+    like: Item | None,
+    merged: Sequence[Values],
+    path: str,
+) -> _Plan:
+    defaults = {} if like is None or like.merge_text is None else dict(like.defaults)
+    entries = tuple(
+        {str(k): normalize(v, str(k), path) for k, v in e.items()}
+        for e in group.entries
+    )
+    after = tuple({**defaults, **e} for e in entries)
+    before = [merged[i] for i in removed]
+    status: Status = "added" if not removed else "replaced"
+    if removed and len(before) == len(after) and all(map(_same, before, after)):
+        status = "unchanged"
+    return _Plan(group, removed, entries, after, status)
+
+
+def _gone(plans: Sequence[_Plan]) -> set[int]:
+    """Old entries that disappear: a replaced group's, but the first (overwritten)."""
+    return {i for p in plans if p.status == "replaced" for i in p.removed[1:]}
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+
+
+def _edits(text: str, layout: Layout, plans: Sequence[_Plan], path: str) -> list[Edit]:
+    gone = _gone(plans)
+    edits: list[Edit] = []
+    for plan in plans:
+        if plan.status == "replaced":
+            first, *rest = plan.removed
+            edits.append(
+                overwrite(text, layout, layout.items[first], plan.entries, path)
+            )
+            edits += [removal(text, layout.items[i], path) for i in rest]
+    added = [e for p in plans if p.status == "added" for e in p.entries]
+    if added:
+        kept = [item for item in layout.items if item.index not in gone]
+        last = kept[-1] if kept else None
+        edits.append(insertion(text, layout, last, added, path))
+    return edits
+
+
+def _expected(
+    merged: Sequence[Values], plans: Sequence[_Plan]
+) -> tuple[list[Values], list[GroupChange]]:
+    """The entries the result must read back as, and what happened to each group."""
+    first = {p.removed[0]: p for p in plans if p.status == "replaced"}
+    gone = _gone(plans)
+    expected: list[Values] = []
+    moved: dict[int, int] = {}  # old index -> new index of what stands there
+    for i, entry in enumerate(merged):
+        moved[i] = len(expected)
+        if i in first:
+            expected += first[i].merged
+        elif i not in gone:
+            expected.append(entry)
+    changes = []
+    for plan in plans:
+        if plan.status == "added":
+            at = tuple(range(len(expected), len(expected) + len(plan.merged)))
+            expected += plan.merged
+        elif plan.status == "replaced":
+            start = moved[plan.removed[0]]
+            at = tuple(range(start, start + len(plan.merged)))
+        else:  # unchanged: where its old entries now stand
+            at = tuple(moved[i] for i in plan.removed)
+        changes.append(GroupChange(plan.group.group, plan.status, plan.removed, at))
+    return expected, changes
+
+
+def _verify(
+    new_text: str, path: str, document: Mapping[str, Any], expected: Sequence[Values]
+) -> None:
+    try:
+        result = parse_manifest(new_text, path)
+    except CodegenError as exc:
+        raise CodegenError(
+            path,
+            f"the update would not be a valid manifest ({exc.message}); "
+            "nothing was written",
+        ) from None
+    got = [dict(e.values) for e in result.entries]
+    bad = next(
+        (i for i in range(max(len(got), len(expected)))
+         if not _same_list(got[i : i + 1], expected[i : i + 1])),
+        None,
+    )  # fmt: skip
+    others = {k: v for k, v in result.document.items() if k != "params"}
+    if bad is not None or others != {
+        k: v for k, v in document.items() if k != "params"
+    }:
+        where = f"params[{bad}]" if bad is not None else "keys outside params"
+        raise CodegenError(
+            path,
+            f"cannot replace the ranges in place: the edit would also change {where} "
+            "(an anchor inside a replaced entry?); nothing was written",
+        )
+
+
+def _same_list(a: Sequence[Values], b: Sequence[Values]) -> bool:
+    return len(a) == len(b) and all(map(_same, a, b))

@@ -1,0 +1,146 @@
+"""``--ranges COL``: the fewest ``[COL, COL_END)`` ranges per group that keep one config
+within tolerance at every swept value of ``COL``.
+
+The groups are ``-p`` (default: the shape columns of ``kprofile.core.combine`` but
+``COL``); the configs are the other parameter columns. ``kprofile.core.sweep`` turns the
+rows into one ratio matrix per group and ``kprofile.core.ranges`` partitions it exactly.
+Each range becomes one manifest entry: the group's values, ``COL`` (the range's first
+point), ``COL_END`` (exclusive: the next range's first point; for the last range its
+last point + 1, or ``--range-end``) and the config's parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kprofile.core.combine import combine, default_shape_columns
+from kprofile.core.measure import AnalysisInputError
+from kprofile.core.metric import Metric
+from kprofile.core.ranges import Partition, partition
+from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
+from kprofile.core.values import plain, value_label
+from kprofile.errors import usage_error
+from kprofile.inputs.load import Results
+from kprofile.options import DEFAULT_TOL, Options
+from kprofile.outcome import Outcome
+
+
+@dataclass(frozen=True, eq=False)
+class RangedGroup:
+    """One group's sweep, its partition and the manifest entries it makes."""
+
+    group: SweepGroup
+    ranges: Partition
+    entries: tuple[dict[str, Any], ...]
+
+
+def end_column(column: str) -> str:
+    """``M`` -> ``M_END``, ``m`` -> ``m_end``: the suffix in the column's own case
+    (``_END`` unless the name is all lower case)."""
+    return column + ("_end" if column.islower() else "_END")
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``--ranges COL``: sections per group, entries for ``-o`` and ``--update``."""
+    assert metric is not None and options.ranges is not None  # the mode table
+    from kprofile.modes.ranges_view import ranges_sections
+
+    column = range_column(options.ranges, outcome.inputs)
+    tol = DEFAULT_TOL if options.tol is None else options.tol
+    pivots = options.pivots or default_shape_columns(outcome.inputs)
+    group_cols = tuple(c for c in pivots if c != column)
+    combined = combine(outcome.inputs, (*group_cols, column))
+    end = end_column(column)
+    if end in (*group_cols, *combined.param_cols):
+        raise usage_error(f"--ranges: {end} is already a column of the input")
+    try:
+        sweep = build_sweep(
+            combined.frame,
+            column=column,
+            group_cols=group_cols,
+            param_cols=combined.param_cols,
+            metric=metric,
+            tol=tol,
+        )
+    except AnalysisInputError as exc:
+        raise usage_error(f"--ranges: {exc}") from None
+    check_range_end(sweep, column, options.range_end)
+    ranged = [_ranged(g, sweep, column, options.range_end) for g in sweep.groups]
+    outcome.sections += ranges_sections(
+        ranged, sweep, column=column, group_cols=group_cols, tol=tol, metric=metric
+    )
+    for item in ranged:
+        outcome.entries += item.entries
+    if options.update is not None:  # the manifest editor is imported only for it
+        from kprofile.manifest.replace import GroupRanges, RangeTable
+
+        groups = tuple(GroupRanges(r.group.values, r.entries) for r in ranged)
+        outcome.ranges = RangeTable(column, group_cols, groups)
+
+
+def range_column(name: str, inputs: Sequence[Results]) -> str:
+    """``name`` if it is a parameter column of some input, else a usage error."""
+    column = name.strip()
+    params = list(dict.fromkeys(p for r in inputs for p in r.params))
+    if column not in params:
+        available = ", ".join(params) or "none"
+        raise usage_error(
+            f"--ranges: no parameter column {column!r}; parameter columns: {available}"
+        )
+    return column
+
+
+def check_range_end(sweep: Sweep, column: str, range_end: float | None) -> None:
+    """``--range-end`` must lie beyond every point; without it the points must be whole
+    numbers (the last range then ends at its last point + 1)."""
+    if not sweep.groups:
+        return
+    largest = max(g.points[-1] for g in sweep.groups)
+    if range_end is None:
+        if not sweep.integral:
+            raise usage_error(
+                f"--ranges: {column} has values that are not whole numbers, so the "
+                "last range has no natural end; give it with --range-end VALUE"
+            )
+        return
+    if not range_end > largest:
+        raise usage_error(
+            f"--range-end {value_label(range_end)} must be greater than every "
+            f"{column} (the largest is {value_label(largest)})"
+        )
+
+
+def _ranged(
+    group: SweepGroup, sweep: Sweep, column: str, range_end: float | None
+) -> RangedGroup:
+    ranges = partition(group.ratio)
+    points = group.points
+    last = points[-1] + 1 if range_end is None else range_end
+    firsts = points[ranges.starts].tolist()
+    ends = [*points[ranges.stops[:-1]].tolist(), plain(last)]
+    params = sweep.configs.loc[group.configs[ranges.configs]].to_dict("records")
+    end = end_column(column)
+    entries = tuple(
+        {
+            **group.values,
+            column: first,
+            end: stop,
+            **{str(k): plain(v) for k, v in config.items() if plain(v) is not None},
+        }
+        for first, stop, config in zip(firsts, ends, params)
+    )
+    return RangedGroup(group, ranges, entries)
+
+
+def borderline(ranges: Partition, points: np.ndarray, tol: float) -> list[str]:
+    """Per range, its points whose ratio is above half the tolerance: ``96, 112``."""
+    above = ranges.ratios - 1 > tol / 2
+    out = []
+    for start, stop in zip(ranges.starts.tolist(), ranges.stops.tolist()):
+        hits = points[start:stop][above[start:stop]]
+        out.append(", ".join(value_label(v) for v in hits.tolist()))
+    return out

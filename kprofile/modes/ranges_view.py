@@ -1,0 +1,106 @@
+"""``--ranges`` as sections: ``ranges`` (facts, one row per group and the summary line),
+one ``ranges-group`` per group (its ranges and their configs) and ``ranges-skipped``
+(points where nothing ran, rows with no value of the range column)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from kprofile.core.metric import Metric
+from kprofile.core.sweep import Sweep
+from kprofile.core.values import shape_label
+from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.modes.ranges import RangedGroup
+
+TIES = "lowest worst ratio, then earliest configs"
+
+
+def ranges_sections(
+    ranged: Sequence[RangedGroup],
+    sweep: Sweep,
+    *,
+    column: str,
+    group_cols: Sequence[str],
+    tol: float,
+    metric: Metric,
+) -> list[Section]:
+    """The ``ranges`` section, a ``ranges-group`` per group, then ``ranges-skipped``."""
+    from kprofile.modes.ranges import end_column
+
+    entries = sum(len(r.ranges) for r in ranged)
+    points = sum(len(r.group.points) for r in ranged)
+    groups_by = ", ".join(group_cols) or "- (one group: no other shape column; give -p)"
+    facts: tuple[tuple[str, Any], ...] = (
+        ("entries", entries),
+        ("one per point", points),
+        ("groups", len(ranged)),
+        ("tol", f"{tol:g} (ratio <= {1 + tol:g})"),
+        ("range column", f"{column}, ends in {end_column(column)} (exclusive)"),
+        ("groups by", groups_by),
+        ("ties", TIES),
+        ("metric", f"{metric.column} ({metric.direction})"),
+        ("skipped", len(sweep.skipped)),
+    )
+    summary = (
+        f"{_count(entries, 'entry', 'entries')} with ranges, against {points} "
+        "with one entry per point"
+    )
+    title = f"ranges: fewest {column} ranges within {tol:g} of each point's best"
+    table = _groups_table(ranged, group_cols)
+    out = [Section("ranges", title, None, facts, table, notes=(summary,))]
+    out += [_group_section(r, sweep, column, tol) for r in ranged]
+    out.append(
+        Section(
+            "ranges-skipped",
+            f"ranges: left out (no successful run, or no {column} value)",
+            None,
+            (),
+            sweep.skipped,
+        )
+    )
+    return out
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _groups_table(
+    ranged: Sequence[RangedGroup], group_cols: Sequence[str]
+) -> pd.DataFrame:
+    table = pd.DataFrame([r.group.values for r in ranged], columns=list(group_cols))
+    table["points"] = [len(r.group.points) for r in ranged]
+    table["ranges"] = [len(r.ranges) for r in ranged]
+    table["worst"] = [float(r.ranges.worst.max()) for r in ranged]
+    return table
+
+
+def _group_section(item: RangedGroup, sweep: Sweep, column: str, tol: float) -> Section:
+    from kprofile.modes.ranges import borderline, end_column
+
+    group, ranges = item.group, item.ranges
+    end = end_column(column)
+    table = pd.DataFrame(
+        {
+            column: [e[column] for e in item.entries],
+            end: [e[end] for e in item.entries],
+            "points": (ranges.stops - ranges.starts).tolist(),
+        }
+    )
+    configs = sweep.configs.loc[group.configs[ranges.configs]].reset_index(drop=True)
+    table = pd.concat([table, configs], axis=1)
+    table["worst"] = ranges.worst
+    table["borderline"] = borderline(ranges, group.points, tol)
+    label = shape_label(group.values) or "all rows"
+    facts = (
+        *group.values.items(),
+        ("points", len(group.points)),
+        ("ranges", len(ranges)),
+        ("worst", float(ranges.worst.max())),
+    )
+    return Section("ranges-group", f"ranges: {label}", None, facts, table)
