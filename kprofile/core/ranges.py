@@ -17,7 +17,12 @@ first in this order:
 3. then the earliest configs, compared range by range from the first point (the
    sequence of configs, lexicographically);
 4. then, for the same sequence of configs, ranges that end as late as possible,
-   compared range by range from the first point.
+   compared range by range from the first point;
+
+except that an *isolated* point, one that no config serves together with a neighbour,
+is a range of its own in every partition and always takes its best config (its
+lowest ratio, the earliest on a tie). That choice touches no other range, and it
+cannot raise the worst ratio, since the best config's ratio is 1.0.
 
 Why the answer is exact (P points; ``runs[s, c]`` is how many consecutive points from
 ``s`` on config ``c`` serves; ``F[s]`` the fewest ranges covering points ``s..P-1``):
@@ -97,12 +102,33 @@ def partition(ratio: FloatArray) -> Partition:
     assert counts[0] == count  # the threshold keeps the fewest ranges
     configs, windows = earliest_configs(runs, counts)
     starts, stops = latest_stops(runs, configs, windows)
+    configs = _best_for_isolated(ratio, starts, stops, configs)
     per_point = np.repeat(configs, stops - starts)
     ratios = ratio[np.arange(ratio.shape[0]), per_point]
-    assert np.isfinite(ratios).all() and ratios.max() == worst
+    assert np.isfinite(ratios).all() and ratios.max() <= worst
     return Partition(
         starts, stops, configs, np.maximum.reduceat(ratios, starts), ratios
     )
+
+
+def isolated_points(serves: np.ndarray) -> np.ndarray:
+    """Points that no config serves together with the point before or after."""
+    shared = (serves[1:] & serves[:-1]).any(axis=1)  # between p and p + 1
+    alone = np.ones(serves.shape[0], dtype=bool)
+    alone[1:] &= ~shared
+    alone[:-1] &= ~shared
+    return alone
+
+
+def _best_for_isolated(
+    ratio: FloatArray, starts: IntArray, stops: IntArray, configs: IntArray
+) -> IntArray:
+    """``configs`` with each isolated point's range given its best config."""
+    alone = isolated_points(np.isfinite(ratio))
+    single = (stops - starts == 1) & alone[starts]
+    out = configs.copy()
+    out[single] = np.argmin(ratio[starts[single]], axis=1)
+    return out
 
 
 def run_lengths(serves: np.ndarray) -> IntArray:

@@ -2,7 +2,8 @@
 
 The brute force enumerates every partition of the points into runs and every config
 assignment, and takes the smallest under the documented order: (number of ranges,
-worst ratio, configs range by range, later ends range by range).
+worst ratio, configs range by range, later ends range by range), an isolated point
+always taking its best config.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from kprofile.core.ranges import Partition, fewest, partition, run_lengths
 
@@ -31,6 +33,9 @@ def brute(ratio: np.ndarray) -> tuple[list[tuple[int, int]], list[int], float]:
             [c for c in range(configs) if all(ratio[p, c] < INF for p in range(a, b))]
             for a, b in ranges
         ]
+        for k, (a, b) in enumerate(ranges):  # an isolated point takes its best
+            if b == a + 1 and alone(ratio, a):
+                choices[k] = [int(np.argmin(ratio[a]))]
         for chosen in itertools.product(*choices):
             worst = max(
                 ratio[p, c] for (a, b), c in zip(ranges, chosen) for p in range(a, b)
@@ -40,6 +45,17 @@ def brute(ratio: np.ndarray) -> tuple[list[tuple[int, int]], list[int], float]:
                 best = (key, ranges, list(chosen))
     assert best is not None
     return best[1], best[2], float(best[0][1])  # type: ignore[arg-type]
+
+
+def alone(ratio: np.ndarray, p: int) -> bool:
+    """No config serves point p together with a neighbour (written out by hand)."""
+    for q in (p - 1, p + 1):
+        if 0 <= q < len(ratio):
+            if any(
+                ratio[p, c] < INF and ratio[q, c] < INF for c in range(ratio.shape[1])
+            ):
+                return False
+    return True
 
 
 def spans(result: Partition) -> list[tuple[int, int]]:
@@ -94,20 +110,30 @@ def test_lowest_worst_ratio_wins_among_the_fewest_ranges() -> None:
 
 
 def test_earliest_configs_win_even_where_a_range_could_be_better() -> None:
-    """The group's worst ratio is 1.05 (point 1) whatever serves point 0, so point 0
-    takes the earlier config 0 (ratio 1.02) rather than its best, config 1 (1.0).
+    """The group's worst ratio is 1.05 (point 2) whatever serves points 0-1, so they
+    take the earlier config 0 (ratio 1.02) rather than their best, config 1 (1.0).
     A forward DP keeping one best (count, worst, configs) per prefix would keep config
     1 there (worst 1.0 < 1.02 over the prefix) and miss this."""
     ratio = np.array(
         [
+            [1.02, 1.0, INF],
             [1.02, 1.0, INF],
             [INF, INF, 1.05],
             [INF, INF, 1.0],
         ]
     )
     result = partition(ratio)
-    assert (spans(result), result.configs.tolist()) == ([(0, 1), (1, 3)], [0, 2])
+    assert (spans(result), result.configs.tolist()) == ([(0, 2), (2, 4)], [0, 2])
     assert result.worst.tolist() == [1.02, 1.05]
+
+
+def test_an_isolated_point_takes_its_best_config_not_the_earliest() -> None:
+    """Point 0 shares no config with point 1: it is a range of its own and takes its
+    best config (1), though config 0 is earlier and within the group's worst."""
+    ratio = np.array([[1.02, 1.0, INF], [INF, INF, 1.05], [INF, INF, 1.0]])
+    result = partition(ratio)
+    assert (spans(result), result.configs.tolist()) == ([(0, 1), (1, 3)], [1, 2])
+    assert result.worst.tolist() == [1.0, 1.05]
 
 
 def test_same_configs_end_as_late_as_possible() -> None:
@@ -145,7 +171,7 @@ def matrices(draw: st.DrawFn) -> np.ndarray:
     return ratio
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(matrices())
 def test_partition_is_the_brute_force_optimum(ratio: np.ndarray) -> None:
     ranges, configs, worst = brute(ratio)

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from kprofile.core.measure import AnalysisInputError
 from kprofile.core.metric import Metric
@@ -198,7 +199,7 @@ def fewest_by_brute_force(points: list[Any], serves: dict[Any, dict[Any, bool]])
     raise AssertionError("no partition")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(sweeps())
 def test_ranges_checked_point_by_point_and_minimal(
     case: tuple[list[dict[str, Any]], float, bool],
