@@ -1,5 +1,5 @@
-"""The text edits ``kprofile.manifest.update`` makes: change one entry's keys in place, or add
-new entries after the last one, each written in the style of its neighbours.
+"""The text edits ``kprofile.manifest.update`` makes: change one entry's keys in place,
+or add new entries after the last one, each written in the style of its neighbours.
 
 A changed value replaces the old scalar's text (keeping its anchor, quoting and boolean
 spelling); a value equal to the merged default drops the entry's override; a new key
@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
+from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
 from kprofile.manifest.text_edit import (
     Edit,
     column,
@@ -24,8 +26,6 @@ from kprofile.manifest.text_edit import (
     line_start,
     next_line,
 )
-from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
-from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
 
 _PROPERTY = re.compile(r"\S+\s*")
 
@@ -223,7 +223,8 @@ def _own_keys(
 def _render_pair(
     key: str, value: Value, *, flow: bool, styles: Mapping[str, yaml.ScalarNode]
 ) -> str:
-    return f"{render_key(key, flow=flow)}: {render_scalar(value, flow=flow, like=styles.get(key))}"
+    rendered = render_scalar(value, flow=flow, like=styles.get(key))
+    return f"{render_key(key, flow=flow)}: {rendered}"
 
 
 def _flow_mapping(

@@ -1,8 +1,9 @@
 """Python values as YAML scalars that PyYAML's safe loader reads back as the same value.
 
-One renderer for both writers of manifests: ``kprofile.manifest.update`` (edits to a hand-curated
-table) and ``kprofile.manifest.write`` (the ``-o`` file). Numbers, booleans and null are
-spelled the same for both. Strings differ on purpose, chosen with ``quoting``:
+One renderer for both writers of manifests: ``kprofile.manifest.update`` (edits to a
+hand-curated table) and ``kprofile.manifest.write`` (the ``-o`` file). Numbers,
+booleans and null are spelled the same for both. Strings differ on purpose, chosen with
+``quoting``:
 
 - ``"minimal"`` (update): what a person would type. Plain whenever PyYAML's emitter
   allows a plain scalar there and it still resolves as a string, else single quotes,
@@ -19,6 +20,7 @@ tuning table means it.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 import unicodedata
@@ -70,7 +72,8 @@ def normalize(value: Any, key: str, path: str) -> Value:
         return value
     raise CodegenError(
         path,
-        f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit a manifest entry",
+        f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit "
+        "a manifest entry",
     )
 
 
@@ -103,7 +106,8 @@ def render_scalar(
     quoting: Quoting = "minimal",
 ) -> str:
     """YAML text for ``value``; ``like`` is the scalar it replaces (its style is kept).
-    ``flow`` says the text goes inside ``[...]``/``{...}``, where fewer strings are plain."""
+    ``flow`` says the text goes inside ``[...]``/``{...}``, where fewer strings are
+    plain."""
     if isinstance(value, bool):
         return _render_bool(value, like)
     if value is None:
@@ -170,7 +174,7 @@ def _word(value: str) -> bool:
 def _plain_ok(value: str, *, flow: bool) -> bool:
     if not value or any(c in BREAKS for c in value):
         return False
-    analysis = Emitter(None, allow_unicode=True).analyze_scalar(value)
+    analysis = Emitter(io.StringIO(), allow_unicode=True).analyze_scalar(value)
     allowed = analysis.allow_flow_plain if flow else analysis.allow_block_plain
     return bool(allowed) and _resolves_as_str(value)
 

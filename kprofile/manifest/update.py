@@ -31,10 +31,10 @@ from typing import Any, Literal
 
 from hooks.errors import CodegenError
 from hooks.manifest import parse_manifest
-from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.edits import append_edit, entry_edits
 from kprofile.manifest.layout import Layout, read_layout, shared_merge
 from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
+from kprofile.manifest.text_edit import Edit, apply_edits
 
 Status = Literal["added", "changed", "unchanged"]
 
@@ -115,8 +115,8 @@ def _summary_line(change: ShapeChange) -> str:
 
 
 def change_details(change: ShapeChange) -> str:
-    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for an
-    added one, and the empty string for an unchanged one."""
+    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for
+    an added one, and the empty string for an unchanged one."""
     if change.status == "added":
         return ", ".join(
             f"{k}={show_value(v)}"
@@ -125,7 +125,8 @@ def change_details(change: ShapeChange) -> str:
         )
     if change.status == "changed":
         return ", ".join(
-            f"{k}: {show_value(change.before.get(k, _UNSET))} -> {show_value(change.after[k])}"
+            f"{k}: {show_value(change.before.get(k, _UNSET))}"
+            f" -> {show_value(change.after[k])}"
             for k in change.changed_keys
         )
     return ""
@@ -140,7 +141,8 @@ _UNSET: Any = _Unset()
 
 
 def show_value(value: Any) -> str:
-    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not have."""
+    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not
+    have."""
     if value is _UNSET:
         return "unset"
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -172,13 +174,15 @@ def _check_selections(
         if missing:
             raise CodegenError(
                 path,
-                f"selection {number} ({_label(sel, pivots)}) has no value for pivot {', '.join(missing)}",
+                f"selection {number} ({_label(sel, pivots)}) has no value for pivot "
+                f"{', '.join(missing)}",
             )
         shape = tuple(canon(sel[p]) for p in pivots)
         if shape in seen:
             raise CodegenError(
                 path,
-                f"selections {seen[shape]} and {number} are both for shape {_label(sel, pivots)}",
+                f"selections {seen[shape]} and {number} are both for shape "
+                f"{_label(sel, pivots)}",
             )
         seen[shape] = number
         out.append(sel)
@@ -201,7 +205,8 @@ def _change(
     *,
     added_before: int,
 ) -> ShapeChange:
-    """What ``sel`` does to the manifest; ``added_before`` selections were new shapes."""
+    """What ``sel`` does to the manifest; ``added_before`` selections were new
+    shapes."""
     shape = {p: sel[p] for p in pivots}
     matches = [
         item
@@ -212,7 +217,8 @@ def _change(
         a, b = matches[0], matches[1]
         raise CodegenError(
             path,
-            f"params[{a.index}] and params[{b.index}] both match {shape_label(shape)}; add a pivot that tells them apart",
+            f"params[{a.index}] and params[{b.index}] both match {shape_label(shape)}; "
+            "add a pivot that tells them apart",
             line=b.node.start_mark.line + 1,
         )
     if not matches:
@@ -271,7 +277,8 @@ def _verify(
     except CodegenError as exc:
         raise CodegenError(
             path,
-            f"the update would not be a valid manifest ({exc.message}); nothing was written",
+            f"the update would not be a valid manifest ({exc.message}); "
+            "nothing was written",
         ) from None
     expected = [dict(item.merged) for item in layout.items]
     _, shared_defaults = shared_merge(layout.items)
@@ -295,7 +302,8 @@ def _verify(
         where = f"params[{bad}]" if bad is not None else "keys outside params"
         raise CodegenError(
             path,
-            f"cannot update in place: the edit would also change {where} (a shared anchor?); nothing was written",
+            f"cannot update in place: the edit would also change {where} "
+            "(a shared anchor?); nothing was written",
         )
 
 

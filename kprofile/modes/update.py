@@ -9,10 +9,15 @@ import pandas as pd
 
 from hooks.manifest import parse_manifest
 from kprofile.core.analysis import CommonConfig, best_row
-from kprofile.inputs.load import Results
 from kprofile.core.metric import Metric
+from kprofile.inputs.load import Results
+from kprofile.manifest.update import (
+    ShapeChange,
+    UpdateResult,
+    change_details,
+    shape_label,
+)
 from kprofile.render.section import Section
-from kprofile.manifest.update import ShapeChange, UpdateResult, change_details, shape_label
 
 STATUSES = ("added", "changed", "unchanged")
 
@@ -21,8 +26,8 @@ def chosen_config(
     results: Results, metric: Metric, common: CommonConfig | None, pivots: Sequence[str]
 ) -> dict[str, Any] | None:
     """The config to upsert for one file (or ``-p`` group): the common config of
-    ``--top``/``--within`` if given, else the best entry; pivots first, missing values left
-    out. None when no run succeeded."""
+    ``--top``/``--within`` if given, else the best entry; pivots first, missing values
+    left out. None when no run succeeded."""
     if common is not None:
         config = common.config if len(common.subset) else None
     else:
@@ -39,8 +44,8 @@ def manifest_pivots(
     text: str, path: str, candidates: Sequence[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Default pivots (columns constant in the results) that the manifest's entries use,
-    and the ones they never mention (e.g. a constant ``dtype``): matching on a key no entry
-    has would add every shape as new. An empty manifest keeps every candidate."""
+    and the ones they never mention (e.g. a constant ``dtype``): matching on a key no
+    entry has would add every shape as new. An empty manifest keeps every candidate."""
     entries = parse_manifest(text, path).entries
     if not entries:
         return tuple(candidates), ()
@@ -56,7 +61,8 @@ def update_section(
     state: str,
     unused: Sequence[str] = (),
 ) -> Section:
-    """One row per shape: its status, the params entry it is (or became), and what changed."""
+    """One row per shape: its status, the params entry it is (or became), and what
+    changed."""
     counts = summary_counts(result.changes)
     facts: tuple[tuple[str, Any], ...] = (
         ("manifest", path),
@@ -74,7 +80,8 @@ def update_section(
     )
     notes = (
         (
-            f"not matched by {', '.join(unused)}: constant in the results, but in no entry of the manifest (-p names the shape columns)",
+            f"not matched by {', '.join(unused)}: constant in the results, but in no "
+            "entry of the manifest (-p names the shape columns)",
         )
         if unused
         else ()
@@ -83,7 +90,8 @@ def update_section(
 
 
 def diff_section(path: str, diff: str) -> Section:
-    """``--dry-run``: the unified diff the update would make, as one multi-line note (kept whole)."""
+    """``--dry-run``: the unified diff the update would make, as one multi-line note
+    (kept whole)."""
     return Section(
         "update-diff",
         f"update: {path}: diff (dry run, nothing written)",
