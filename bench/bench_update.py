@@ -16,12 +16,16 @@ The first pickle's best config changes some keys of one entry in the middle of t
 table; the second is a new shape, appended at the end. Then:
 
 1. the library, ``update_manifest`` (after ``manifest_pivots``, as ``kprofile`` calls
-   them), once, with the wall time of each phase (a phase is a function of the update
-   modules, wrapped for the run; nested phases are included in their caller's time);
+   them), once, with the calls, wall and CPU time of each phase (a phase is a function
+   of the update modules, wrapped for the run; nested phases are part of their
+   caller's time);
 2. the real command, ``kprofile A.pkl B.pkl --update MANIFEST``, in a subprocess, best
-   of ``--repeat`` runs, on a fresh copy of the manifest each time; and the same
-   command without ``--update`` (loading and ranking only) for comparison. The file the
-   command writes must equal the library's result.
+   wall and CPU time of ``--repeat`` runs, on a fresh copy of the manifest each time;
+   and the same command without ``--update`` (loading and ranking only) for
+   comparison. The file the command writes must equal the library's result.
+
+The machine's load average is printed first: on a shared machine wall time grows with
+it, CPU time much less.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import os
 import pickle
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,16 +49,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-# (module, function, label): the phases of one update, in the order they run.
+# (module, function, label): the phases of one update, in the order they run; a label's
+# indentation says which phase calls it (its time is part of its caller's). A function
+# the code does not have (before or after a change) is left out.
 PHASES = [
     ("kprofile.modes.update", "manifest_pivots", "manifest_pivots (run.py)"),
-    ("kprofile.manifest.update", "parse_manifest", "parse_manifest"),
-    ("kprofile.manifest.update", "read_layout", "layout"),
-    ("kprofile.manifest.layout", "_defaults_by_entry", "  of which merge defaults"),
-    ("kprofile.manifest.update", "_change", "matching"),
-    ("kprofile.manifest.update", "_edits", "edits"),
-    ("kprofile.manifest.update", "apply_edits", "apply edits"),
-    ("kprofile.manifest.update", "_verify", "verification"),
+    ("kprofile.modes.update", "parse_manifest", "  parse_manifest"),
+    ("kprofile.modes.update", "read_layout", "  read_layout"),
+    ("kprofile.manifest.update", "update_manifest", "update_manifest"),
+    ("kprofile.manifest.update", "parse_manifest", "  parse_manifest"),
+    ("kprofile.manifest.update", "read_layout", "  read_layout"),
+    ("kprofile.manifest.layout", "_defaults_by_entry", "    merge defaults"),
+    ("kprofile.manifest.update", "_change", "  matching"),
+    ("kprofile.manifest.update", "_edits", "  edits"),
+    ("kprofile.manifest.update", "apply_edits", "  apply edits"),
+    ("kprofile.manifest.update", "_verify", "  verification"),
+    ("kprofile.manifest.update", "check_update", "  verification"),
+    ("kprofile.manifest.verify", "read_entries", "    read_entries"),
+    ("kprofile.manifest.layout", "read", "every reader.read"),
 ]
 GRID: dict[str, list[Any]] = {
     "BM": [64, 128, 256],
@@ -143,72 +157,84 @@ def results(shape: tuple[int, int, int], seed: int) -> dict[str, Any]:
     return {"merged_df": frame, "name": "bench_matmul", "file": "bench_matmul.mojo"}
 
 
+Times = dict[int, list[float]]  # PHASES index -> [calls, wall s, cpu s]
+
+
 @contextmanager
-def phases(times: dict[str, float]) -> Iterator[None]:
-    """Wrap every function of PHASES that exists, adding its wall time to ``times``."""
+def phases(times: Times) -> Iterator[None]:
+    """Wrap every function of PHASES that exists, adding its times to ``times``."""
     saved = []
-    for module_name, name, label in PHASES:
+    for number, (module_name, name, _) in enumerate(PHASES):
         module = importlib.import_module(module_name)
         if hasattr(module, name):
             saved.append((module, name, getattr(module, name)))
-            setattr(module, name, timed(getattr(module, name), label, times))
+            setattr(module, name, timed(getattr(module, name), number, times))
     try:
         yield
     finally:
-        for module, name, function in saved:
+        for module, name, function in reversed(saved):
             setattr(module, name, function)
 
 
 def timed(
-    function: Callable[..., Any], label: str, times: dict[str, float]
+    function: Callable[..., Any], number: int, times: Times
 ) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             return function(*args, **kwargs)
         finally:
-            times[label] = times.get(label, 0.0) + time.perf_counter() - start
+            row = times.setdefault(number, [0, 0.0, 0.0])
+            row[0] += 1
+            row[1] += time.perf_counter() - wall
+            row[2] += time.process_time() - cpu
 
     return wrapper
 
 
-def library(text: str, selections: list[dict[str, Any]]) -> tuple[str, float]:
-    """Run the update as ``kprofile`` does; print each phase; the new text and total."""
+def library(text: str, selections: list[dict[str, Any]]) -> str:
+    """Run the update as ``kprofile`` does, printing each phase; the new text."""
     from kprofile.manifest import update
     from kprofile.modes import update as mode
 
-    times: dict[str, float] = {}
+    times: Times = {}
     with phases(times):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         pivots, _ = mode.manifest_pivots(text, "t.yaml", ["M", "N", "K"])
         result = update.update_manifest(text, selections, pivots=pivots, path="t.yaml")
-        total = time.perf_counter() - start
-    for _, _, label in PHASES:
-        if label in times:
-            print(f"    {label:<28}{times[label]:>9.3f} s")
-    print(f"    {'library total':<28}{total:>9.3f} s")
+        total = [1, time.perf_counter() - wall, time.process_time() - cpu]
+    print(f"    {'phase':<32}{'calls':>6}{'wall s':>9}{'cpu s':>9}")
+    labels = [label for _, _, label in PHASES]
+    for number, (calls, wall, cpu) in sorted(times.items()) + [(-1, total)]:
+        label = labels[number] if number >= 0 else "library total"
+        print(f"    {label:<32}{calls:>6}{wall:>9.3f}{cpu:>9.3f}")
     statuses = [c.status for c in result.changes]
     assert statuses == ["changed", "added"], statuses
-    return result.text, total
+    return result.text
 
 
 def command(
     folder: Path, text: str, pickles: list[Path], repeat: int, *, update: bool
-) -> tuple[float, str]:
-    """Best wall time of the real command over ``repeat`` runs, and the file it left."""
+) -> tuple[float, float, str]:
+    """Best wall and CPU (user + system) time of the real command over ``repeat``
+    runs, and the file it left."""
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")
     target = folder / "table.yaml"
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeat):
         target.write_bytes(text.encode())
         args = [kprofile, *map(str, pickles)]
         args += ["--update", str(target)] if update else []
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         best = min(best, time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        best_cpu = min(best_cpu, cpu)
         if done.returncode:
             sys.exit(f"kprofile failed ({done.returncode}): {done.stderr.decode()}")
-    return best, target.read_bytes().decode()
+    return best, best_cpu, target.read_bytes().decode()
 
 
 def best_configs(pickles: list[Path]) -> list[dict[str, Any]]:
@@ -239,12 +265,13 @@ def bench(folder: Path, count: int, style: str, repeat: int) -> None:
         pickles.append(path)
     size = len(text.encode()) / 1024
     print(f"\n{count:,} entries, {style} style ({size:,.0f} KiB)")
-    new_text, _ = library(text, best_configs(pickles))
-    wall, written = command(folder, text, pickles, repeat, update=True)
+    new_text = library(text, best_configs(pickles))
+    wall, cpu, written = command(folder, text, pickles, repeat, update=True)
     assert written == new_text, "the command wrote something else than the library"
-    base, _ = command(folder, text, pickles, repeat, update=False)
-    print(f"    {'kprofile --update (e2e)':<28}{wall:>9.3f} s   best of {repeat}")
-    print(f"    {'kprofile, no --update':<28}{base:>9.3f} s   best of {repeat}")
+    base, base_cpu, _ = command(folder, text, pickles, repeat, update=False)
+    print(f"    kprofile, best of {repeat}{'':<21}{'wall s':>9}{'cpu s':>9}")
+    print(f"    {'--update MANIFEST (end to end)':<38}{wall:>9.3f}{cpu:>9.3f}")
+    print(f"    {'no --update (load and rank only)':<38}{base:>9.3f}{base_cpu:>9.3f}")
 
 
 def main() -> int:
@@ -257,6 +284,8 @@ def main() -> int:
     args = parser.parse_args()
     styles = ["defaults", "common"] if args.style in (None, "both") else [args.style]
     folder = Path(tempfile.mkdtemp(prefix="bench-update-"))
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} CPUs, load average {load} (wall time grows with load)")
     try:
         for count, style in itertools.product(args.entries, styles):
             bench(folder, count, style, args.repeat)

@@ -24,7 +24,7 @@ import io
 import math
 import re
 import unicodedata
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import yaml
 from yaml.emitter import Emitter
@@ -34,6 +34,17 @@ from hooks.errors import CodegenError
 
 Quoting = Literal["minimal", "explicit"]
 Value = Any
+
+
+class Written(Protocol):
+    """A scalar as the file spells it (``reader.Scalar``, or a PyYAML node)."""
+
+    @property
+    def value(self) -> str: ...
+
+    @property
+    def style(self) -> str | None: ...
+
 
 STR_TAG = "tag:yaml.org,2002:str"
 BREAKS = "\n\r\x85\u2028\u2029"
@@ -102,7 +113,7 @@ def render_scalar(
     value: Value,
     *,
     flow: bool,
-    like: yaml.ScalarNode | None = None,
+    like: Written | None = None,
     quoting: Quoting = "minimal",
 ) -> str:
     """YAML text for ``value``; ``like`` is the scalar it replaces (its style is kept).
@@ -132,7 +143,7 @@ def render_key(key: str, *, flow: bool, quoting: Quoting = "minimal") -> str:
     return _render_str(key, flow=flow, style=None, quoting=quoting)
 
 
-def _render_bool(value: bool, like: yaml.ScalarNode | None) -> str:
+def _render_bool(value: bool, like: Written | None) -> str:
     old = like.value if like is not None and like.style is None else "true"
     words = _BOOL_WORDS.get(old.lower(), ("true", "false"))
     word = words[0] if value else words[1]

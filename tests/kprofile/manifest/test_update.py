@@ -540,6 +540,60 @@ def test_codegen_renders_the_updated_manifest() -> None:
 
 
 # ---------------------------------------------------------------------------------
+# Large manifests: the check of the result still covers every entry and every key
+# outside params.
+
+
+def block_table(count: int, entry: Any) -> str:
+    """``params`` with one block entry per ``entry(i)`` (a list of key lines)."""
+    lines = ["params:"]
+    for i in range(count):
+        first, *rest = entry(i)
+        lines += ["- " + first, *("  " + line for line in rest)]
+    return "\n".join(lines) + "\n"
+
+
+def test_edit_that_would_change_a_key_outside_params_is_refused() -> None:
+    text = "params:\n- M: 1\n  A: &a 5\nother: *a\n"
+    with pytest.raises(CodegenError) as info:
+        update_manifest(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
+    assert str(info.value) == (
+        "t.yaml: error: cannot update in place: the edit would also change keys "
+        "outside params (a shared anchor?); nothing was written"
+    )
+
+
+def test_edit_that_would_turn_a_far_entry_from_1_to_true_is_refused() -> None:
+    def entry(i: int) -> list[str]:
+        value = {0: "&a 1", 1999: "*a"}.get(i, "1")
+        return [f"M: {i}", f"A: {value}"]
+
+    text = block_table(2000, entry)
+    with pytest.raises(CodegenError) as info:  # 1 == True, but not to a tuning table
+        update_manifest(text, [{"M": 0, "A": True}], pivots=["M"], path="t.yaml")
+    assert "the edit would also change params[1999] (a shared anchor?)" in str(
+        info.value
+    )
+
+
+def test_yaml_the_reader_leaves_to_parse_manifest_is_updated_alike() -> None:
+    # PyYAML 6.0.4 gives params[0] X=1 here (a merged one-letter key that the anchor
+    # overrides): the update must go by what tuning-codegen reads
+    text = (
+        "e: &e {X: 1}\nd: &d {<<: *e, X: 2}\ns: !!set {a}\nparams:\n- {<<: *d, M: 1}\n"
+    )
+    want = parse_manifest(text, "t").entries[0].values["X"]
+    result = update_manifest(text, [{"M": 1, "X": 2}], pivots=["M"], path="t.yaml")
+    [change] = result.changes
+    if want == 2:
+        assert (change.status, result.text) == ("unchanged", text)
+    else:
+        assert (change.status, dict(change.before)) == ("changed", {"X": want})
+        assert result.text == text.replace("M: 1}", "M: 1, X: 2}")
+    assert parse_manifest(result.text, "t").entries[0].values["X"] == 2
+
+
+# ---------------------------------------------------------------------------------
 # Property: random updates keep the manifest valid, other entries byte-identical, and
 # applying the same update twice changes nothing the second time.
 
