@@ -18,9 +18,10 @@ the last one. Everything else is the input's own text: comments, blank lines, an
 key order, indentation, flow style, line endings, a missing final newline. The result
 is parsed again and compared with what was intended before it is returned.
 
-This module decides what happens to each selection; ``layout`` (with ``reader``)
-finds where the entries are, ``edits`` spells the edits, ``text_edit`` applies them,
-``scalar`` writes the values and ``verify`` reads the result back.
+This module decides what happens to each selection, finding entries by an index of
+their pivot values; ``layout`` (with ``reader``) finds where the entries are, ``edits``
+spells the edits, ``text_edit`` applies them, ``scalar`` writes the values and
+``verify`` reads the result back.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any, Literal
 
 from hooks.errors import CodegenError
 from kprofile.manifest.edits import append_edit, entry_edits
-from kprofile.manifest.layout import Layout, read_layout, shared_merge
+from kprofile.manifest.layout import Item, Layout, read_layout, shared_merge
 from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
@@ -72,10 +73,11 @@ def update_manifest(
     pivots = tuple(pivots)
     wanted = _check_selections(selections, pivots, path)
     layout = read_layout(text, path)
+    index = _index(layout.items, pivots)
     changes: list[ShapeChange] = []
     added = 0
     for sel in wanted:
-        change = _change(layout, sel, pivots, path, added_before=added)
+        change = _change(layout, index, sel, pivots, path, added_before=added)
         added += change.status == "added"
         changes.append(change)
     new_text = apply_edits(text, _edits(text, layout, wanted, changes))
@@ -191,22 +193,34 @@ def _label(sel: Mapping[str, Any], pivots: tuple[str, ...]) -> str:
 # One selection: which entry it is, what changes, and the edits
 
 
+Shape = tuple[tuple[Any, ...], ...]
+
+
+def _index(items: Sequence[Item], pivots: tuple[str, ...]) -> dict[Shape, list[Item]]:
+    """Entries by the ``canon`` values of their pivots (256 and 256.0 alike, True and 1
+    apart), in params order; an entry without every pivot matches no selection."""
+    index: dict[Shape, list[Item]] = {}
+    for item in items:
+        merged = item.merged
+        if all(p in merged for p in pivots):
+            shape = tuple(canon(merged[p]) for p in pivots)
+            index.setdefault(shape, []).append(item)
+    return index
+
+
 def _change(
     layout: Layout,
+    index: Mapping[Shape, Sequence[Item]],
     sel: Mapping[str, Value],
     pivots: tuple[str, ...],
     path: str,
     *,
     added_before: int,
 ) -> ShapeChange:
-    """What ``sel`` does to the manifest; ``added_before`` selections were new
-    shapes."""
+    """What ``sel`` does to the manifest (``index``: see ``_index``);
+    ``added_before`` selections were new shapes."""
     shape = {p: sel[p] for p in pivots}
-    matches = [
-        item
-        for item in layout.items
-        if all(p in item.merged and same_value(item.merged[p], sel[p]) for p in pivots)
-    ]
+    matches = index.get(tuple(canon(sel[p]) for p in pivots), [])
     if len(matches) > 1:
         a, b = matches[0], matches[1]
         raise CodegenError(

@@ -540,8 +540,8 @@ def test_codegen_renders_the_updated_manifest() -> None:
 
 
 # ---------------------------------------------------------------------------------
-# Large manifests: the check of the result still covers every entry and every key
-# outside params.
+# Large manifests: entries are found by an index of their pivot values, and the check
+# of the result still covers every entry and every key outside params.
 
 
 def block_table(count: int, entry: Any) -> str:
@@ -551,6 +551,43 @@ def block_table(count: int, entry: Any) -> str:
         first, *rest = entry(i)
         lines += ["- " + first, *("  " + line for line in rest)]
     return "\n".join(lines) + "\n"
+
+
+def test_two_entries_of_a_large_manifest_matching_one_shape_are_both_named() -> None:
+    text = block_table(
+        3000, lambda i: [f"M: {7 if i in (1200, 2750) else 100 + i}", f"N: {i}"]
+    )
+    with pytest.raises(CodegenError) as info:
+        update_manifest(text, [{"M": 7, "N": 1}], pivots=["M"], path="t.yaml")
+    assert str(info.value) == (
+        "t.yaml:5502: error: params[1200] and params[2750] both match M=7; "
+        "add a pivot that tells them apart"
+    )
+    change = update_manifest(text, [{"M": 7, "N": 1200}], pivots=["M", "N"], path="t")
+    assert [(c.status, c.index) for c in change.changes] == [("unchanged", 1200)]
+
+
+def test_entries_match_numbers_by_value_and_booleans_and_strings_apart() -> None:
+    text = "params:\n- {M: 256.0}\n- {M: true}\n- {M: 1}\n- {M: '1'}\n"
+    sels = [
+        {"M": "1", "A": 4},
+        {"M": 256, "A": 1},  # 256 is 256.0
+        {"M": True, "A": 2},  # true is not 1
+        {"M": 1.0, "A": 3},
+        {"M": False, "A": 5},
+    ]
+    result = update_manifest(text, sels, pivots=["M"], path="t.yaml")
+    assert [(c.status, c.index) for c in result.changes] == [
+        ("changed", 3),
+        ("changed", 0),
+        ("changed", 1),
+        ("changed", 2),
+        ("added", 4),
+    ]
+    assert result.text == (
+        "params:\n- {M: 256.0, A: 1}\n- {M: true, A: 2}\n- {M: 1, A: 3}\n"
+        "- {M: '1', A: 4}\n- {M: false, A: 5}\n"
+    )
 
 
 def test_edit_that_would_change_a_key_outside_params_is_refused() -> None:
