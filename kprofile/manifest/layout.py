@@ -11,6 +11,7 @@ otherwise its values are used.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,9 +58,11 @@ class Layout:
     document: Mapping[str, Any]  # the whole manifest's values
 
 
+@functools.lru_cache(maxsize=1)
 def read_layout(text: str, path: str) -> Layout:
     """The layout of the manifest ``text``, or the CodegenError ``parse_manifest``
-    raises."""
+    raises. The last one is kept: ``kprofile --update`` asks twice for the same text
+    (for its default pivots, then for the update). Treat it as read-only."""
     with _collector_paused():
         found, params = _read(text, path, positions=True)
         merged, defaults, document = _values(found, params, text, path, defaults=True)

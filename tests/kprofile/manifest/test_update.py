@@ -540,8 +540,9 @@ def test_codegen_renders_the_updated_manifest() -> None:
 
 
 # ---------------------------------------------------------------------------------
-# Large manifests: entries are found by an index of their pivot values, and the check
-# of the result still covers every entry and every key outside params.
+# Large manifests: entries are found by an index of their pivot values, the manifest is
+# read once for the default pivots and the update, and the check of the result still
+# covers every entry and every key outside params.
 
 
 def block_table(count: int, entry: Any) -> str:
@@ -588,6 +589,24 @@ def test_entries_match_numbers_by_value_and_booleans_and_strings_apart() -> None
         "params:\n- {M: 256.0, A: 1}\n- {M: true, A: 2}\n- {M: 1, A: 3}\n"
         "- {M: '1', A: 4}\n- {M: false, A: 5}\n"
     )
+
+
+def test_default_pivots_and_the_update_read_the_manifest_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kprofile.manifest import layout
+    from kprofile.modes.update import manifest_pivots
+
+    texts: list[str] = []
+    read = layout.read
+    monkeypatch.setattr(
+        layout, "read", lambda text, **kw: texts.append(text) or read(text, **kw)
+    )
+    text = block_table(500, lambda i: [f"M: {i}", "A: 1"]).replace("A: 1", "A: 2", 1)
+    assert manifest_pivots(text, "t.yaml", ["M", "K"]) == (("M",), ("K",))
+    result = update_manifest(text, [{"M": 0, "A": 3}], pivots=["M"], path="t.yaml")
+    assert result.text == text.replace("A: 2", "A: 3", 1)
+    assert texts == [text, result.text]  # the manifest, then the result's check
 
 
 def test_edit_that_would_change_a_key_outside_params_is_refused() -> None:
