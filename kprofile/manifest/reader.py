@@ -99,6 +99,7 @@ class _Reader:
         self.offset = offset
         self.positions = positions
         self.stack: list[_Frame] = []
+        self.top: _Frame | None = None  # the last of ``stack``
         self.values: list[list[Any]] = []  # a sequence's values, per open sequence
         self.anchors: dict[str, tuple[Scalar | None, MapRecord | SeqRecord | None]] = {}
         self.styles: dict[str, tuple[int, Scalar]] = {}
@@ -138,9 +139,11 @@ class _Reader:
         scalar = self.spelled.get(spelling) or self.scalars.new(spelling)
         if event.anchor is not None:
             self._anchor(event.anchor, scalar, None)
-        offset = self.offset
-        start, end = event.start_mark.index + offset, event.end_mark.index + offset
-        frame = self.stack[-1] if self.stack else None
+        start = end = 0
+        if self.positions:
+            offset = self.offset
+            start, end = event.start_mark.index + offset, event.end_mark.index + offset
+        frame = self.top
         if frame is None or frame.items is not None:
             self._put(start, end, False, scalar, None)
         elif frame.key is None:  # the usual cases, without a call to _put
@@ -170,10 +173,12 @@ class _Reader:
             self.values_ok = False  # !!set, !!omap, a custom tag: parse_manifest
         if event.anchor is not None:
             self._anchor(event.anchor, None, record)
-        self.stack.append(_Frame(record, self.maps))
+        self.top = _Frame(record, self.maps)
+        self.stack.append(self.top)
 
     def _end(self, event: Any) -> None:
         frame = self.stack.pop()
+        self.top = self.stack[-1] if self.stack else None
         record = frame.record
         end = event.end_mark.index + self.offset
         if isinstance(record, MapRecord):
@@ -194,10 +199,10 @@ class _Reader:
         record: MapRecord | SeqRecord | None,
     ) -> None:
         """A node read: a key, a key's value, an item of a sequence, or the root."""
-        if not self.stack:
+        frame = self.top
+        if frame is None:
             self.root = Node(start, end, alias, scalar, record)
             return
-        frame = self.stack[-1]
         if frame.items is None:
             if frame.key is None:
                 frame.key = (start, end, alias, scalar, record)

@@ -32,7 +32,13 @@ from typing import Any, Literal
 
 from hooks.errors import CodegenError
 from kprofile.manifest.edits import append_edit, entry_edits
-from kprofile.manifest.layout import Item, Layout, read_layout, shared_merge
+from kprofile.manifest.layout import (
+    Item,
+    Layout,
+    collector_paused,
+    read_layout,
+    shared_merge,
+)
 from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
@@ -72,17 +78,18 @@ def update_manifest(
     """Put each selection (one chosen config per shape) into the manifest ``text``."""
     pivots = tuple(pivots)
     wanted = _check_selections(selections, pivots, path)
-    layout = read_layout(text, path)
-    index = _index(layout.items, pivots)
-    changes: list[ShapeChange] = []
-    added = 0
-    for sel in wanted:
-        change = _change(layout, index, sel, pivots, path, added_before=added)
-        added += change.status == "added"
-        changes.append(change)
-    new_text = apply_edits(text, _edits(text, layout, wanted, changes))
-    if new_text != text:
-        check_update(new_text, path, layout, _expected(layout, wanted, changes))
+    with collector_paused():
+        layout = read_layout(text, path)
+        index = _index(layout.items, pivots)
+        changes: list[ShapeChange] = []
+        added = 0
+        for sel in wanted:
+            change = _change(layout, index, sel, pivots, path, added_before=added)
+            added += change.status == "added"
+            changes.append(change)
+        new_text = apply_edits(text, _edits(text, layout, wanted, changes))
+        if new_text != text:
+            check_update(new_text, path, layout, _expected(layout, wanted, changes))
     return UpdateResult(new_text, tuple(changes))
 
 

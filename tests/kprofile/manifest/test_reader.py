@@ -125,6 +125,7 @@ def pure_python_pairs(text: str) -> list[list[tuple[int, int, int, int]]]:
     """Per entry, each pair's key and value offsets from PyYAML's pure-Python nodes
     (an alias value: ``None`` offsets, as the node is the anchor's)."""
     root = yaml.compose(text, Loader=yaml.SafeLoader)
+    assert root is not None
     params = next(v for k, v in root.value if k.value == "params")
     out = []
     for entry in params.value:

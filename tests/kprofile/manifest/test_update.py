@@ -39,11 +39,9 @@ def shape(m: float, n: int = 20480, k: int = 5376, **values: Any) -> dict[str, A
 
 def entry_spans(text: str) -> list[tuple[int, int]]:
     """0-based first and last line of each params entry's content."""
-    params = next(
-        v
-        for k, v in yaml.compose(text, Loader=yaml.SafeLoader).value
-        if k.value == "params"
-    )
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    assert root is not None
+    params = next(v for k, v in root.value if k.value == "params")
     spans = []
     for item in params.value:
         last = item.value[-1][1] if not item.flow_style else item
@@ -570,7 +568,7 @@ def test_two_entries_of_a_large_manifest_matching_one_shape_are_both_named() -> 
 
 def test_entries_match_numbers_by_value_and_booleans_and_strings_apart() -> None:
     text = "params:\n- {M: 256.0}\n- {M: true}\n- {M: 1}\n- {M: '1'}\n"
-    sels = [
+    sels: list[dict[str, Any]] = [
         {"M": "1", "A": 4},
         {"M": 256, "A": 1},  # 256 is 256.0
         {"M": True, "A": 2},  # true is not 1
@@ -599,9 +597,12 @@ def test_default_pivots_and_the_update_read_the_manifest_once(
 
     texts: list[str] = []
     read = layout.read
-    monkeypatch.setattr(
-        layout, "read", lambda text, **kw: texts.append(text) or read(text, **kw)
-    )
+
+    def counted(text: str, **options: Any) -> Any:
+        texts.append(text)
+        return read(text, **options)
+
+    monkeypatch.setattr(layout, "read", counted)
     text = block_table(500, lambda i: [f"M: {i}", "A: 1"]).replace("A: 1", "A: 2", 1)
     assert manifest_pivots(text, "t.yaml", ["M", "K"]) == (("M",), ("K",))
     result = update_manifest(text, [{"M": 0, "A": 3}], pivots=["M"], path="t.yaml")
