@@ -165,7 +165,10 @@ def phases(times: Times) -> Iterator[None]:
     """Wrap every function of PHASES that exists, adding its times to ``times``."""
     saved = []
     for number, (module_name, name, _) in enumerate(PHASES):
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:  # a module the code has not (yet, or any more)
+            continue
         if hasattr(module, name):
             saved.append((module, name, getattr(module, name)))
             setattr(module, name, timed(getattr(module, name), number, times))
