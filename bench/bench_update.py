@@ -2,30 +2,26 @@
 
     python bench/bench_update.py                       # 1,000 / 5,000 / 20,000 entries
     python bench/bench_update.py --entries 20000 --repeat 5 --style defaults
+    PYTHONPATH=/tmp/old python bench/bench_update.py   # an export of older code
 
-For each size and style it writes, into a temporary folder, a manifest of that many
-entries and two kbench pickles (one per shape, as kbench writes them):
+Per size and style, in a temporary folder: a manifest and two kbench pickles (one per
+shape, as kbench writes them). ``defaults`` style: a ``defaults: &defaults`` mapping
+merged by every entry, block entries between blank lines, a section comment every 40
+entries, end-of-line comments, a closing comment (hand-curated tables). ``common``
+style: a ``common: &common`` list of mappings, entries at column 0, no blank lines (as
+kprofile's reference writer has it). The first pickle's best config changes keys of
+one entry (M=256), the second is a new shape, appended. Then:
 
-- ``defaults``: a ``defaults: &defaults`` mapping anchor merged by every entry, block
-  entries separated by blank lines, a section comment every 40 entries, end-of-line
-  comments on some overrides, a closing comment (the hand-curated style);
-- ``common``: a ``common: &common`` list-of-mappings anchor, entries at column 0 with
-  no blank lines (the style kprofile's reference writer produces).
-
-The first pickle's best config changes some keys of one entry in the middle of the
-table; the second is a new shape, appended at the end. Then:
-
-1. the library, ``update_manifest`` (after ``manifest_pivots``, as ``kprofile`` calls
-   them), once, with the calls, wall and CPU time of each phase (a phase is a function
-   of the update modules, wrapped for the run; nested phases are part of their
-   caller's time);
+1. the library, ``manifest_pivots`` then ``update_manifest`` as ``kprofile`` calls
+   them, with the calls, wall and CPU time of each phase (a function of the update
+   modules, wrapped for the run; nested phases are part of their caller's time);
 2. the real command, ``kprofile A.pkl B.pkl --update MANIFEST``, in a subprocess, best
-   wall and CPU time of ``--repeat`` runs, on a fresh copy of the manifest each time;
-   and the same command without ``--update`` (loading and ranking only) for
-   comparison. The file the command writes must equal the library's result.
+   wall and CPU time of ``--repeat`` runs on a fresh copy of the manifest, and the same
+   without ``--update`` (loading and ranking only). The file it writes must equal the
+   library's result.
 
-The machine's load average is printed first: on a shared machine wall time grows with
-it, CPU time much less.
+The load average is printed first: on a shared machine wall time grows with it, CPU
+time much less.
 """
 
 from __future__ import annotations

@@ -103,7 +103,8 @@ class Scalars:
 def merged_value(merged: MapRecord | SeqRecord | None) -> dict[Any, Any] | None:
     """What a merge key with this value gives, where every PyYAML agrees: its mappings
     have distinct keys and none overrides a key it merges itself (PyYAML 6.0.4 then
-    keeps the merged value for some keys, depending on their length). Else None."""
+    keeps the merged value of a key whose text object is shared, e.g. a one-letter
+    key, and the override of others). Else None."""
     if isinstance(merged, SeqRecord):
         sources: list[Any] = [item.record for item in merged.items]
         if _list_merge_reversed():
