@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
+
+if TYPE_CHECKING:  # the options' TypedDict exists only in scipy-stubs
+    from scipy.optimize._milp import _OptionsMILP
 
 #: scipy's status for "optimal solution found".
 _OPTIMAL = 0
@@ -39,7 +42,7 @@ def min_size(covers: np.ndarray, *, time_limit: float | None) -> Outcome:
     rows = LinearConstraint(sparse.csr_array(covers.astype(np.float64)), lb=1.0)
     result = milp(
         np.ones(k),
-        integrality=np.ones(k),
+        integrality=np.ones(k, dtype=np.int64),
         bounds=Bounds(0.0, 1.0),
         constraints=[rows],
         options=_options(time_limit),
@@ -85,7 +88,9 @@ def min_loss(
     )
     result = milp(
         cost,
-        integrality=np.concatenate([np.ones(k), np.zeros(m)]),
+        integrality=np.concatenate(
+            [np.ones(k, dtype=np.int64), np.zeros(m, dtype=np.int64)]
+        ),
         bounds=Bounds(0.0, 1.0),
         constraints=[
             LinearConstraint(count, lb=size, ub=size),
@@ -98,8 +103,8 @@ def min_loss(
     return _outcome(result, k, tolerance=epsilon / 2)
 
 
-def _options(time_limit: float | None) -> dict[str, Any]:
-    options: dict[str, Any] = {"presolve": True, "mip_rel_gap": 0.0}
+def _options(time_limit: float | None) -> _OptionsMILP:
+    options: _OptionsMILP = {"presolve": True, "mip_rel_gap": 0.0}
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
     return options

@@ -1,5 +1,5 @@
-"""The text edits ``kprofile.manifest.update`` makes: change one entry's keys in place, or add
-new entries after the last one, each written in the style of its neighbours.
+"""The text edits ``kprofile.manifest.update`` makes: change one entry's keys in place,
+or add new entries after the last one, each written in the style of its neighbours.
 
 A changed value replaces the old scalar's text (keeping its anchor, quoting and boolean
 spelling); a value equal to the merged default drops the entry's override; a new key
@@ -12,9 +12,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import yaml
-
 from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
+from kprofile.manifest.records import Scalar
 from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
 from kprofile.manifest.text_edit import (
     Edit,
@@ -37,7 +36,7 @@ def entry_edits(
     text: str,
     item: Item,
     updates: Mapping[str, Value],
-    styles: Mapping[str, yaml.ScalarNode],
+    styles: Mapping[str, Scalar],
 ) -> tuple[list[Edit], int | None]:
     """Edits that give ``item`` the values ``updates``, and where the entry's kept keys
     end (None for a flow entry): new entries are appended after that."""
@@ -64,14 +63,8 @@ def entry_edits(
 
 
 def _replacement(text: str, pair: Pair, value: Value, *, flow: bool) -> Edit:
-    node = pair.value_node
-    like = (
-        node
-        if isinstance(node, yaml.ScalarNode)
-        and not pair.value_alias
-        and node.style in (None, "'", '"')
-        else None
-    )
+    written = pair.written
+    like = written if written and written.style in (None, "'", '"') else None
     rendered = render_scalar(value, flow=flow, like=like)
     start, end = pair.value_start, pair.value_end
     if pair.value_alias:
@@ -90,7 +83,7 @@ def _replacement(text: str, pair: Pair, value: Value, *, flow: bool) -> Edit:
         like is None
     ):  # a collection or block scalar becomes a plain scalar on the key's line
         end = max(content_end(text, end), start)
-        colon = text.index(":", pair.key_node.end_mark.index)
+        colon = text.index(":", pair.key_end)
         if text.count("\n", colon, start):
             return Edit(colon + 1, end, " " + anchor + rendered)
     if start == end:  # an empty (null) value: "KEY:" -> "KEY: value"
@@ -114,10 +107,10 @@ def _removal(text: str, item: Item, run: list[int]) -> Edit:
     pairs = item.pairs
     first, last = pairs[run[0]], pairs[run[-1]]
     after = pairs[run[-1] + 1] if run[-1] + 1 < len(pairs) else None
-    key_start = first.key_node.start_mark.index
+    key_start = first.key_start
     if item.flow:
         if after is not None:
-            return Edit(key_start, after.key_node.start_mark.index, "")
+            return Edit(key_start, after.key_start, "")
         if run[0] > 0:
             return Edit(pairs[run[0] - 1].value_end, last.value_end, "")
         return Edit(key_start, last.value_end, "")
@@ -134,7 +127,7 @@ def _removal(text: str, item: Item, run: list[int]) -> Edit:
     if (
         after is not None
     ):  # the run starts on the "- " line: pull the next key up onto it
-        return Edit(key_start, after.key_node.start_mark.index, "")
+        return Edit(key_start, after.key_start, "")
     return Edit(key_start, content_end(text, last.value_end), "{}")
 
 
@@ -143,7 +136,7 @@ def _insertion(
     item: Item,
     kept: Sequence[Pair],
     added: Sequence[tuple[str, Value]],
-    styles: Mapping[str, yaml.ScalarNode],
+    styles: Mapping[str, Scalar],
 ) -> Edit:
     if item.flow:
         parts = [_render_pair(k, v, flow=True, styles=styles) for k, v in added]
@@ -154,7 +147,7 @@ def _insertion(
         return Edit(item.start + 1, item.start + 1, ", ".join(parts))
     assert kept, "a block entry keeps its merge key"
     at = line_end(text, content_end(text, kept[-1].value_end))
-    indent = " " * column(text, item.pairs[0].key_node.start_mark.index)
+    indent = " " * column(text, item.pairs[0].key_start)
     lines = [
         eol(text, at) + indent + _render_pair(k, v, flow=False, styles=styles)
         for k, v in added
@@ -184,12 +177,12 @@ def append_edit(
                 layout.items[-1].end,
                 "".join(", " + e for e in entries),
             )
-        start = layout.node.start_mark.index + 1
+        start = layout.start + 1
         return Edit(start, start, ", ".join(entries))
     last = layout.items[-1]
     at = line_end(text, ends.get(last.index, last.end))
     newline = eol(text, at)
-    dash = " " * layout.node.start_mark.column
+    dash = " " * layout.column
     lead = newline + newline if _blank_separated(text, layout.items) else newline
     if last.flow:
         lines = [
@@ -197,7 +190,7 @@ def append_edit(
             for body in bodies
         ]
     else:
-        first = last.pairs[0].key_node.start_mark.index
+        first = last.pairs[0].key_start
         indent = " " * (
             column(text, first) if not first_on_line(text, first) else len(dash) + 2
         )
@@ -221,15 +214,16 @@ def _own_keys(
 
 
 def _render_pair(
-    key: str, value: Value, *, flow: bool, styles: Mapping[str, yaml.ScalarNode]
+    key: str, value: Value, *, flow: bool, styles: Mapping[str, Scalar]
 ) -> str:
-    return f"{render_key(key, flow=flow)}: {render_scalar(value, flow=flow, like=styles.get(key))}"
+    rendered = render_scalar(value, flow=flow, like=styles.get(key))
+    return f"{render_key(key, flow=flow)}: {rendered}"
 
 
 def _flow_mapping(
     merge_text: str | None,
     body: Sequence[tuple[str, Value]],
-    styles: Mapping[str, yaml.ScalarNode],
+    styles: Mapping[str, Scalar],
 ) -> str:
     parts = [] if merge_text is None else [f"<<: {merge_text}"]
     parts += [_render_pair(k, v, flow=True, styles=styles) for k, v in body]
@@ -239,7 +233,7 @@ def _flow_mapping(
 def _block_entry(
     merge_text: str | None,
     body: Sequence[tuple[str, Value]],
-    styles: Mapping[str, yaml.ScalarNode],
+    styles: Mapping[str, Scalar],
     *,
     dash: str,
     indent: str,

@@ -1,45 +1,48 @@
 """Where things are in a manifest's text: the ``params`` entries, their key/value pairs
-and the character offsets ``kprofile.manifest.update`` edits at.
+and the character offsets ``kprofile.manifest.update`` edits at, with each entry's
+merged values.
 
-PyYAML's pure-Python loader gives every node exact start and end offsets; an alias
-(``*defaults``) is remembered by where its token stood, since its node is the anchor's.
+``reader`` reads all of it in one pass over libyaml's events. Where it cannot vouch for
+the values (YAML it does not construct itself, or input ``parse_manifest`` might
+refuse), ``parse_manifest`` is asked: it words any error as tuning-codegen does, and
+otherwise its values are used.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from hooks.manifest import compose_yaml, construct_yaml
-from kprofile.manifest.scalar import STR_TAG
+from hooks.manifest import compose_yaml, construct_yaml, parse_manifest
+from kprofile.manifest.reader import Invalid, Read, read
+from kprofile.manifest.records import (
+    MERGE_TAG,
+    MapRecord,
+    Node,
+    Pair,
+    Scalar,
+    SeqRecord,
+    mapping_values,
+)
 from kprofile.manifest.text_edit import content_end
 
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 _MAP_TAG = "tag:yaml.org,2002:map"
-
-
-@dataclass(frozen=True)
-class Pair:
-    key: str | None  # None for the merge key and for keys that are not strings
-    merge: bool
-    key_node: yaml.Node
-    value_node: yaml.Node
-    value_start: int
-    value_end: int  # exact end of the value's text (an alias: the alias token)
-    value_alias: bool
 
 
 @dataclass(frozen=True)
 class Item:
     index: int
-    node: yaml.Node
+    line: int  # 1-based, of the entry's mapping (an alias: of its anchor)
     flow: bool
     start: int
     end: int  # end of the entry's last content (no trailing blank lines or comments)
-    pairs: tuple[Pair, ...]
+    pairs: Sequence[Pair]
     merged: Mapping[str, Any]
     defaults: Mapping[str, Any]  # what the merge key alone gives
     merge_text: str | None  # e.g. "*defaults"
@@ -47,135 +50,155 @@ class Item:
 
 @dataclass(frozen=True)
 class Layout:
-    node: yaml.SequenceNode
+    start: int  # of the params sequence
+    column: int
     flow: bool
     items: tuple[Item, ...]
-    styles: Mapping[
-        str, yaml.ScalarNode
-    ]  # per key, the first scalar written for it: new values look alike
+    styles: Mapping[str, Scalar]  # per key, the first scalar written: new ones alike
+    document: Mapping[str, Any]  # the whole manifest's values
 
 
-class _MarkLoader(yaml.SafeLoader):
-    """The pure-Python loader (character offsets), remembering where each alias stood."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.alias_spans: dict[tuple[int, Any], tuple[int, int]] = {}
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            where = (id(parent), id(index) if isinstance(index, yaml.Node) else index)
-            self.alias_spans[where] = (event.start_mark.index, event.end_mark.index)
-        return super().compose_node(parent, index)
-
-
-def read_layout(text: str, path: str, merged: Sequence[Mapping[str, Any]]) -> Layout:
-    """The layout of a manifest ``parse_manifest`` accepted; ``merged`` are its entries' values."""
-    loader = _MarkLoader(text)
-    try:
-        root = loader.get_single_node()
-    finally:
-        loader.dispose()
-    params = _find(root, "params")
-    assert isinstance(params, yaml.SequenceNode)  # parse_manifest checked the shape
-    defaults = _defaults_by_entry(text, path)
-    items = []
-    for i, node in enumerate(params.value):
-        span = loader.alias_spans.get((id(params), i))
-        start = node.start_mark.index if span is None else span[0]
-        pairs = tuple(_pairs(node, loader.alias_spans))
-        flow = bool(node.flow_style)
-        end = node.end_mark.index if flow else content_end(text, pairs[-1].value_end)
-        if span is not None:
-            end = span[1]
-        merge = next((p for p in pairs if p.merge), None)
-        merge_text = (
-            None if merge is None else text[merge.value_start : merge.value_end]
+@functools.lru_cache(maxsize=1)
+def read_layout(text: str, path: str) -> Layout:
+    """The layout of the manifest ``text``, or the CodegenError ``parse_manifest``
+    raises. The last one is kept: ``kprofile --update`` asks twice for the same text
+    (for its default pivots, then for the update). Treat it as read-only."""
+    with collector_paused():
+        found, params = _read(text, path, positions=True)
+        merged, defaults, document = _values(found, params, text, path, defaults=True)
+        items = tuple(
+            _item(text, i, node, merged[i], defaults[i])
+            for i, node in enumerate(params.items)
         )
-        items.append(
-            Item(i, node, flow, start, end, pairs, merged[i], defaults[i], merge_text)
-        )
-    return Layout(params, bool(params.flow_style), tuple(items), _styles(root))
+    return Layout(
+        params.start, params.column, params.flow, items, found.styles, document
+    )
+
+
+def read_entries(
+    text: str, path: str
+) -> tuple[Sequence[Mapping[str, Any]], Mapping[str, Any]]:
+    """Only the values: each entry's merged values, and the whole document."""
+    with collector_paused():
+        found, params = _read(text, path, positions=False)
+        merged, _, document = _values(found, params, text, path, defaults=False)
+    return merged, document
 
 
 def shared_merge(items: Sequence[Item]) -> tuple[str | None, Mapping[str, Any]]:
-    """The merge key every entry writes (``*defaults``) and what it gives, if they all agree."""
+    """The merge key every entry writes (``*defaults``) and what it gives, if they all
+    agree."""
     texts = {item.merge_text for item in items}
     if len(texts) == 1 and None not in texts:
         return items[0].merge_text, items[0].defaults
     return None, {}
 
 
-def _styles(root: yaml.Node) -> dict[str, yaml.ScalarNode]:
-    styles: dict[str, yaml.ScalarNode] = {}
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen or isinstance(node, yaml.ScalarNode):
-            continue
-        seen.add(id(node))
-        children = (
-            node.value
-            if isinstance(node, yaml.SequenceNode)
-            else [v for _, v in node.value]
-        )
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if (
-                    key.tag == STR_TAG
-                    and isinstance(value, yaml.ScalarNode)
-                    and value.style in (None, "'", '"')
-                ):
-                    styles.setdefault(key.value, value)
-        stack.extend(reversed(children))
-    return styles
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Reading makes a few small objects per key, nearly all kept: the cyclic garbage
+    collector would walk them again and again while they are made (a third of the
+    reading time at 20,000 entries), and again while they are used (a sixth of an
+    update's)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
-def _find(root: yaml.Node, name: str) -> yaml.Node | None:
-    for key, value in root.value:
-        if (
-            isinstance(key, yaml.ScalarNode)
-            and key.tag != _MERGE_TAG
-            and key.value == name
-        ):
-            return value
-    return None
+def _read(text: str, path: str, *, positions: bool) -> tuple[Read, SeqRecord]:
+    try:
+        found = read(text, positions=positions)
+        return found, _params(found.root)
+    except (yaml.YAMLError, Invalid):
+        parse_manifest(text, path)  # raises the error tuning-codegen reports
+        raise AssertionError(f"{path}: read refused, parse_manifest did not") from None
 
 
-def _pairs(
-    node: yaml.MappingNode, alias_spans: Mapping[tuple[int, Any], tuple[int, int]]
-) -> Iterator[Pair]:
-    for key, value in node.value:
-        span = alias_spans.get((id(node), id(key)))
-        start, end = (
-            (value.start_mark.index, value.end_mark.index) if span is None else span
-        )
-        name = (
-            key.value
-            if isinstance(key, yaml.ScalarNode) and key.tag == STR_TAG
-            else None
-        )
-        yield Pair(
-            name, key.tag == _MERGE_TAG, key, value, start, end, span is not None
-        )
+def _params(root: Node) -> SeqRecord:
+    """The ``params`` sequence of mappings, as ``parse_manifest`` finds it."""
+    if not isinstance(root.record, MapRecord):
+        raise Invalid("not a mapping")
+    found = [p for p in root.record.pairs if p.key == "params" and not p.merge]
+    if not found or not isinstance(found[0].record, SeqRecord):
+        raise Invalid("no params list")
+    params = found[0].record
+    if not all(isinstance(node.record, MapRecord) for node in params.items):
+        raise Invalid("an entry is not a mapping")
+    return params
+
+
+def _item(
+    text: str, index: int, node: Node, merged: Mapping[str, Any], defaults: Any
+) -> Item:
+    record = node.record
+    assert isinstance(record, MapRecord)  # _params checked it
+    pairs = record.pairs
+    if node.alias:
+        end = node.end
+    elif record.flow:
+        end = record.end
+    else:
+        end = content_end(text, pairs[-1].value_end)
+    merge = next((p for p in pairs if p.merge), None)
+    merge_text = None if merge is None else text[merge.value_start : merge.value_end]
+    return Item(
+        index,
+        record.line + 1,
+        record.flow,
+        node.start,
+        end,
+        pairs,
+        merged,
+        defaults,
+        merge_text,
+    )
+
+
+def _values(
+    found: Read, params: SeqRecord, text: str, path: str, *, defaults: bool
+) -> tuple[list[Any], list[Any], Mapping[str, Any]]:
+    """Each entry's merged values and merge-key defaults, and the document."""
+    records = [node.record for node in params.items]
+    values = mapping_values(records) if found.values_ok else None
+    if values is not None and not found.doubtful and _distinct(values):
+        root = found.root.record
+        assert isinstance(root, MapRecord) and root.value is not None
+        shares = [r.defaults for r in records if isinstance(r, MapRecord)]
+        return values, shares, root.value
+    manifest = parse_manifest(text, path)  # raises what tuning-codegen reports
+    merged = [dict(entry.values) for entry in manifest.entries]
+    shares = _defaults_by_entry(text, path) if defaults else []
+    return merged, shares, manifest.document
+
+
+def _distinct(entries: Sequence[Mapping[Any, Any]]) -> bool:
+    """No two entries could be equal (``parse_manifest`` decides those that could)."""
+    seen: set[Any] = set()
+    for values in entries:
+        try:
+            key: Any = frozenset(values.items())  # 1 == 1.0 == True: maybe equal
+        except TypeError:  # a list or mapping value: compare as parse_manifest does
+            key = repr(sorted((repr(k), repr(v)) for k, v in values.items()))
+        if key in seen:
+            return False
+        seen.add(key)
+    return True
 
 
 def _defaults_by_entry(text: str, path: str) -> list[dict[str, Any]]:
     """For each entry, the values its merge key alone contributes (PyYAML semantics)."""
-    root = compose_yaml(
-        text, path
-    )  # a second graph: constructing merges rewrites nodes
-    assert root is not None
-    params = _find(root, "params")
-    assert params is not None
+    root = compose_yaml(text, path)  # a graph of its own: constructing rewrites nodes
+    assert isinstance(root, yaml.MappingNode)
+    params = next(
+        v for k, v in root.value if k.value == "params" and k.tag != MERGE_TAG
+    )
     out = []
     for entry in params.value:
-        merges = [(k, v) for k, v in entry.value if k.tag == _MERGE_TAG]
-        out.append(
-            dict(construct_yaml(yaml.MappingNode(_MAP_TAG, merges), path))
-            if merges
-            else {}
-        )
+        merges = [(k, v) for k, v in entry.value if k.tag == MERGE_TAG]
+        node = yaml.MappingNode(_MAP_TAG, merges)
+        out.append(dict(construct_yaml(node, path)) if merges else {})
     return out

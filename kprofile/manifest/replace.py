@@ -79,9 +79,8 @@ def replace_ranges(
     text: str, table: RangeTable, *, match: Sequence[str], path: str
 ) -> ReplaceResult:
     """``text`` with each group's range entries replaced (see the module docstring)."""
-    manifest = parse_manifest(text, path)
-    merged = [dict(e.values) for e in manifest.entries]
-    layout = read_layout(text, path, merged)
+    layout = read_layout(text, path)
+    merged = [dict(item.merged) for item in layout.items]
     if layout.flow and layout.items:
         raise CodegenError(
             path,
@@ -94,7 +93,7 @@ def replace_ranges(
     new_text = apply_edits(text, edits) if edits else text
     expected, changes = _expected(merged, plans)
     if new_text != text:
-        _verify(new_text, path, manifest.document, expected)
+        _verify(new_text, path, layout.document, expected)
     return ReplaceResult(new_text, tuple(changes))
 
 

@@ -45,7 +45,7 @@ def _dash(text: str, item: Item, path: str) -> int:
             path,
             f"params[{item.index}]: cannot tell where the entry starts; "
             "write each entry as '- KEY: value' lines",
-            line=item.node.start_mark.line + 1,
+            line=item.line,
         )
     return dash
 
@@ -64,12 +64,13 @@ def insertion(
 ) -> Edit:
     """``entries`` after the entry ``after``, or into an empty ``[]`` when None."""
     if after is None:  # params: [] (read_layout found no entry)
-        start = layout.node.start_mark.index
+        start = layout.start  # the "[" of an empty flow list
+        end = text.index("]", start) + 1
         while start > 0 and text[start - 1] in " \t":
             start -= 1
         newline = eol(text, 0)
         block = _entries(text, layout, None, entries, None, newline)
-        return Edit(start, layout.node.end_mark.index, newline + block)
+        return Edit(start, end, newline + block)
     at = line_end(text, after.end)
     dash = _dash(text, after, path)
     between = _separator(text, layout, at)
@@ -106,7 +107,7 @@ def _entries(
     flow = like is not None and like.flow
     key_col = dash_col + 2
     if like is not None and not flow and like.pairs:
-        key_col = max(key_col, column(text, like.pairs[0].key_node.start_mark.index))
+        key_col = max(key_col, column(text, like.pairs[0].key_start))
     merge = None if like is None else like.merge_text
     defaults = {} if merge is None or like is None else like.defaults
     sep = eol(text, 0 if dash is None else dash)

@@ -1,8 +1,9 @@
 """Python values as YAML scalars that PyYAML's safe loader reads back as the same value.
 
-One renderer for both writers of manifests: ``kprofile.manifest.update`` (edits to a hand-curated
-table) and ``kprofile.manifest.write`` (the ``-o`` file). Numbers, booleans and null are
-spelled the same for both. Strings differ on purpose, chosen with ``quoting``:
+One renderer for both writers of manifests: ``kprofile.manifest.update`` (edits to a
+hand-curated table) and ``kprofile.manifest.write`` (the ``-o`` file). Numbers,
+booleans and null are spelled the same for both. Strings differ on purpose, chosen with
+``quoting``:
 
 - ``"minimal"`` (update): what a person would type. Plain whenever PyYAML's emitter
   allows a plain scalar there and it still resolves as a string, else single quotes,
@@ -19,10 +20,11 @@ tuning table means it.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 import unicodedata
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import yaml
 from yaml.emitter import Emitter
@@ -32,6 +34,17 @@ from hooks.errors import CodegenError
 
 Quoting = Literal["minimal", "explicit"]
 Value = Any
+
+
+class Written(Protocol):
+    """A scalar as the file spells it (``reader.Scalar``, or a PyYAML node)."""
+
+    @property
+    def value(self) -> str: ...
+
+    @property
+    def style(self) -> str | None: ...
+
 
 STR_TAG = "tag:yaml.org,2002:str"
 BREAKS = "\n\r\x85\u2028\u2029"
@@ -70,7 +83,8 @@ def normalize(value: Any, key: str, path: str) -> Value:
         return value
     raise CodegenError(
         path,
-        f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit a manifest entry",
+        f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit "
+        "a manifest entry",
     )
 
 
@@ -99,11 +113,12 @@ def render_scalar(
     value: Value,
     *,
     flow: bool,
-    like: yaml.ScalarNode | None = None,
+    like: Written | None = None,
     quoting: Quoting = "minimal",
 ) -> str:
     """YAML text for ``value``; ``like`` is the scalar it replaces (its style is kept).
-    ``flow`` says the text goes inside ``[...]``/``{...}``, where fewer strings are plain."""
+    ``flow`` says the text goes inside ``[...]``/``{...}``, where fewer strings are
+    plain."""
     if isinstance(value, bool):
         return _render_bool(value, like)
     if value is None:
@@ -128,7 +143,7 @@ def render_key(key: str, *, flow: bool, quoting: Quoting = "minimal") -> str:
     return _render_str(key, flow=flow, style=None, quoting=quoting)
 
 
-def _render_bool(value: bool, like: yaml.ScalarNode | None) -> str:
+def _render_bool(value: bool, like: Written | None) -> str:
     old = like.value if like is not None and like.style is None else "true"
     words = _BOOL_WORDS.get(old.lower(), ("true", "false"))
     word = words[0] if value else words[1]
@@ -170,7 +185,7 @@ def _word(value: str) -> bool:
 def _plain_ok(value: str, *, flow: bool) -> bool:
     if not value or any(c in BREAKS for c in value):
         return False
-    analysis = Emitter(None, allow_unicode=True).analyze_scalar(value)
+    analysis = Emitter(io.StringIO(), allow_unicode=True).analyze_scalar(value)
     allowed = analysis.allow_flow_plain if flow else analysis.allow_block_plain
     return bool(allowed) and _resolves_as_str(value)
 

@@ -10,17 +10,18 @@ re-emits the whole document, and on realistic tables that moves bytes the user w
 one indentation for all sequences, aligned values and flow spacing normalised, a final
 newline added, and a key appended to an entry lands *after* the comment that introduces
 the next entry (comments hang off the previous key). So the document is parsed only
-to learn where things are (PyYAML nodes carry exact character offsets, and PyYAML is
-what tuning-codegen reads, so values resolve the same way), and the update is a few
+to learn where things are (libyaml's events carry exact character offsets, and PyYAML
+is what tuning-codegen reads, so values resolve the same way), and the update is a few
 targeted edits: a scalar replaced in place (keeping its quoting and boolean spelling),
 an override removed, a key line added after an entry's last key, an entry added after
 the last one. Everything else is the input's own text: comments, blank lines, anchors,
 key order, indentation, flow style, line endings, a missing final newline. The result
 is parsed again and compared with what was intended before it is returned.
 
-This module decides what happens to each selection; ``update_layout`` finds where the
-entries are, ``update_edits`` spells the edits, ``text_edit`` applies them and
-``yaml_scalar`` writes the values.
+This module decides what happens to each selection, finding entries by an index of
+their pivot values; ``layout`` (with ``reader``) finds where the entries are, ``edits``
+spells the edits, ``text_edit`` applies them, ``scalar`` writes the values and
+``verify`` reads the result back.
 """
 
 from __future__ import annotations
@@ -30,11 +31,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hooks.errors import CodegenError
-from hooks.manifest import parse_manifest
 from kprofile.manifest.edits import append_edit, entry_edits
-from kprofile.manifest.layout import Layout, read_layout, shared_merge
+from kprofile.manifest.layout import (
+    Item,
+    Layout,
+    collector_paused,
+    read_layout,
+    shared_merge,
+)
 from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
 from kprofile.manifest.text_edit import Edit, apply_edits
+from kprofile.manifest.verify import check_update
 
 Status = Literal["added", "changed", "unchanged"]
 
@@ -71,22 +78,18 @@ def update_manifest(
     """Put each selection (one chosen config per shape) into the manifest ``text``."""
     pivots = tuple(pivots)
     wanted = _check_selections(selections, pivots, path)
-    manifest = parse_manifest(text, path)
-    layout = read_layout(text, path, [e.values for e in manifest.entries])
-    changes: list[ShapeChange] = []
-    for sel in wanted:
-        changes.append(
-            _change(
-                layout,
-                sel,
-                pivots,
-                path,
-                added_before=sum(c.status == "added" for c in changes),
-            )
-        )
-    new_text = apply_edits(text, _edits(text, layout, wanted, changes))
-    if new_text != text:
-        _verify(new_text, path, manifest.document, layout, wanted, changes)
+    with collector_paused():
+        layout = read_layout(text, path)
+        index = _index(layout.items, pivots)
+        changes: list[ShapeChange] = []
+        added = 0
+        for sel in wanted:
+            change = _change(layout, index, sel, pivots, path, added_before=added)
+            added += change.status == "added"
+            changes.append(change)
+        new_text = apply_edits(text, _edits(text, layout, wanted, changes))
+        if new_text != text:
+            check_update(new_text, path, layout, _expected(layout, wanted, changes))
     return UpdateResult(new_text, tuple(changes))
 
 
@@ -115,8 +118,8 @@ def _summary_line(change: ShapeChange) -> str:
 
 
 def change_details(change: ShapeChange) -> str:
-    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for an
-    added one, and the empty string for an unchanged one."""
+    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for
+    an added one, and the empty string for an unchanged one."""
     if change.status == "added":
         return ", ".join(
             f"{k}={show_value(v)}"
@@ -125,7 +128,8 @@ def change_details(change: ShapeChange) -> str:
         )
     if change.status == "changed":
         return ", ".join(
-            f"{k}: {show_value(change.before.get(k, _UNSET))} -> {show_value(change.after[k])}"
+            f"{k}: {show_value(change.before.get(k, _UNSET))}"
+            f" -> {show_value(change.after[k])}"
             for k in change.changed_keys
         )
     return ""
@@ -140,7 +144,8 @@ _UNSET: Any = _Unset()
 
 
 def show_value(value: Any) -> str:
-    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not have."""
+    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not
+    have."""
     if value is _UNSET:
         return "unset"
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -172,13 +177,15 @@ def _check_selections(
         if missing:
             raise CodegenError(
                 path,
-                f"selection {number} ({_label(sel, pivots)}) has no value for pivot {', '.join(missing)}",
+                f"selection {number} ({_label(sel, pivots)}) has no value for pivot "
+                f"{', '.join(missing)}",
             )
         shape = tuple(canon(sel[p]) for p in pivots)
         if shape in seen:
             raise CodegenError(
                 path,
-                f"selections {seen[shape]} and {number} are both for shape {_label(sel, pivots)}",
+                f"selections {seen[shape]} and {number} are both for shape "
+                f"{_label(sel, pivots)}",
             )
         seen[shape] = number
         out.append(sel)
@@ -193,27 +200,41 @@ def _label(sel: Mapping[str, Any], pivots: tuple[str, ...]) -> str:
 # One selection: which entry it is, what changes, and the edits
 
 
+Shape = tuple[tuple[Any, ...], ...]
+
+
+def _index(items: Sequence[Item], pivots: tuple[str, ...]) -> dict[Shape, list[Item]]:
+    """Entries by the ``canon`` values of their pivots (256 and 256.0 alike, True and 1
+    apart), in params order; an entry without every pivot matches no selection."""
+    index: dict[Shape, list[Item]] = {}
+    for item in items:
+        merged = item.merged
+        if all(p in merged for p in pivots):
+            shape = tuple(canon(merged[p]) for p in pivots)
+            index.setdefault(shape, []).append(item)
+    return index
+
+
 def _change(
     layout: Layout,
+    index: Mapping[Shape, Sequence[Item]],
     sel: Mapping[str, Value],
     pivots: tuple[str, ...],
     path: str,
     *,
     added_before: int,
 ) -> ShapeChange:
-    """What ``sel`` does to the manifest; ``added_before`` selections were new shapes."""
+    """What ``sel`` does to the manifest (``index``: see ``_index``);
+    ``added_before`` selections were new shapes."""
     shape = {p: sel[p] for p in pivots}
-    matches = [
-        item
-        for item in layout.items
-        if all(p in item.merged and same_value(item.merged[p], sel[p]) for p in pivots)
-    ]
+    matches = index.get(tuple(canon(sel[p]) for p in pivots), [])
     if len(matches) > 1:
         a, b = matches[0], matches[1]
         raise CodegenError(
             path,
-            f"params[{a.index}] and params[{b.index}] both match {shape_label(shape)}; add a pivot that tells them apart",
-            line=b.node.start_mark.line + 1,
+            f"params[{a.index}] and params[{b.index}] both match {shape_label(shape)}; "
+            "add a pivot that tells them apart",
+            line=b.line,
         )
     if not matches:
         return ShapeChange(
@@ -255,56 +276,20 @@ def _edits(
 
 
 # ---------------------------------------------------------------------------------
-# The result must read back as intended
+# What the result must read back as
 
 
-def _verify(
-    new_text: str,
-    path: str,
-    document: Mapping[str, Any],
+def _expected(
     layout: Layout,
     wanted: Sequence[Mapping[str, Value]],
     changes: Sequence[ShapeChange],
-) -> None:
-    try:
-        result = parse_manifest(new_text, path)
-    except CodegenError as exc:
-        raise CodegenError(
-            path,
-            f"the update would not be a valid manifest ({exc.message}); nothing was written",
-        ) from None
-    expected = [dict(item.merged) for item in layout.items]
+) -> list[Mapping[str, Any]]:
+    """Every entry's merged values once the selections are in."""
+    expected: list[Mapping[str, Any]] = [item.merged for item in layout.items]
     _, shared_defaults = shared_merge(layout.items)
     for sel, change in zip(wanted, changes):
         if change.status == "added":
             expected.append({**shared_defaults, **sel})
         else:
-            expected[change.index].update(sel)
-    got = [dict(e.values) for e in result.entries]
-    other_old = {k: v for k, v in document.items() if k != "params"}
-    other_new = {k: v for k, v in result.document.items() if k != "params"}
-    bad = next(
-        (
-            i
-            for i in range(max(len(got), len(expected)))
-            if not _same_mapping(got[i : i + 1], expected[i : i + 1])
-        ),
-        None,
-    )
-    if bad is not None or other_old != other_new:
-        where = f"params[{bad}]" if bad is not None else "keys outside params"
-        raise CodegenError(
-            path,
-            f"cannot update in place: the edit would also change {where} (a shared anchor?); nothing was written",
-        )
-
-
-def _same_mapping(
-    a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
-) -> bool:
-    if len(a) != len(b):
-        return False
-    if not a:
-        return True
-    x, y = a[0], b[0]
-    return x.keys() == y.keys() and all(same_value(x[k], y[k]) for k in x)
+            expected[change.index] = {**expected[change.index], **sel}
+    return expected

@@ -13,9 +13,9 @@ from typing import Any
 import pandas as pd
 
 from hooks.diff import unified_diff
-from hooks.manifest import parse_manifest
 from hooks.textio import read_text, write_text_atomic
 from kprofile.errors import KprofileError
+from kprofile.manifest.layout import read_layout
 from kprofile.manifest.update import (
     ShapeChange,
     UpdateResult,
@@ -100,11 +100,12 @@ def manifest_pivots(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Default pivots (columns constant in the results) that the manifest's entries use,
     and the ones they never mention (e.g. a constant ``dtype``): matching on a key no
-    entry has would add every shape as new. An empty manifest keeps every candidate."""
-    entries = parse_manifest(text, path).entries
-    if not entries:
+    entry has would add every shape as new. An empty manifest keeps every candidate.
+    The manifest read here is kept for ``update_manifest`` on the same text."""
+    items = read_layout(text, path).items
+    if not items:
         return tuple(candidates), ()
-    used = tuple(p for p in candidates if any(p in e.values for e in entries))
+    used = tuple(p for p in candidates if any(p in e.merged for e in items))
     return used, tuple(p for p in candidates if p not in used)
 
 

@@ -40,11 +40,9 @@ def shape(m: float, n: int = 20480, k: int = 5376, **values: Any) -> dict[str, A
 
 def entry_spans(text: str) -> list[tuple[int, int]]:
     """0-based first and last line of each params entry's content."""
-    params = next(
-        v
-        for k, v in yaml.compose(text, Loader=yaml.SafeLoader).value
-        if k.value == "params"
-    )
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    assert root is not None
+    params = next(v for k, v in root.value if k.value == "params")
     spans = []
     for item in params.value:
         last = item.value[-1][1] if not item.flow_style else item
@@ -538,6 +536,119 @@ def test_codegen_renders_the_updated_manifest() -> None:
     assert "Cfg(M=256, N=20480, K=5376, STAGES=3)," in region
     assert region.endswith("# index: [6]\n        Cfg(M=2048, N=1024, K=64, STAGES=4),")
     assert "Cfg(M=512..4096)," in region
+
+
+# ---------------------------------------------------------------------------------
+# Large manifests: entries are found by an index of their pivot values, the manifest is
+# read once for the default pivots and the update, and the check of the result still
+# covers every entry and every key outside params.
+
+
+def block_table(count: int, entry: Any) -> str:
+    """``params`` with one block entry per ``entry(i)`` (a list of key lines)."""
+    lines = ["params:"]
+    for i in range(count):
+        first, *rest = entry(i)
+        lines += ["- " + first, *("  " + line for line in rest)]
+    return "\n".join(lines) + "\n"
+
+
+def test_two_entries_of_a_large_manifest_matching_one_shape_are_both_named() -> None:
+    text = block_table(
+        3000, lambda i: [f"M: {7 if i in (1200, 2750) else 100 + i}", f"N: {i}"]
+    )
+    with pytest.raises(CodegenError) as info:
+        update_manifest(text, [{"M": 7, "N": 1}], pivots=["M"], path="t.yaml")
+    assert str(info.value) == (
+        "t.yaml:5502: error: params[1200] and params[2750] both match M=7; "
+        "add a pivot that tells them apart"
+    )
+    change = update_manifest(text, [{"M": 7, "N": 1200}], pivots=["M", "N"], path="t")
+    assert [(c.status, c.index) for c in change.changes] == [("unchanged", 1200)]
+
+
+def test_entries_match_numbers_by_value_and_booleans_and_strings_apart() -> None:
+    text = "params:\n- {M: 256.0}\n- {M: true}\n- {M: 1}\n- {M: '1'}\n"
+    sels: list[dict[str, Any]] = [
+        {"M": "1", "A": 4},
+        {"M": 256, "A": 1},  # 256 is 256.0
+        {"M": True, "A": 2},  # true is not 1
+        {"M": 1.0, "A": 3},
+        {"M": False, "A": 5},
+    ]
+    result = update_manifest(text, sels, pivots=["M"], path="t.yaml")
+    assert [(c.status, c.index) for c in result.changes] == [
+        ("changed", 3),
+        ("changed", 0),
+        ("changed", 1),
+        ("changed", 2),
+        ("added", 4),
+    ]
+    assert result.text == (
+        "params:\n- {M: 256.0, A: 1}\n- {M: true, A: 2}\n- {M: 1, A: 3}\n"
+        "- {M: '1', A: 4}\n- {M: false, A: 5}\n"
+    )
+
+
+def test_default_pivots_and_the_update_read_the_manifest_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kprofile.manifest import layout
+    from kprofile.modes.update import manifest_pivots
+
+    texts: list[str] = []
+    read = layout.read
+
+    def counted(text: str, **options: Any) -> Any:
+        texts.append(text)
+        return read(text, **options)
+
+    monkeypatch.setattr(layout, "read", counted)
+    text = block_table(500, lambda i: [f"M: {i}", "A: 1"]).replace("A: 1", "A: 2", 1)
+    assert manifest_pivots(text, "t.yaml", ["M", "K"]) == (("M",), ("K",))
+    result = update_manifest(text, [{"M": 0, "A": 3}], pivots=["M"], path="t.yaml")
+    assert result.text == text.replace("A: 2", "A: 3", 1)
+    assert texts == [text, result.text]  # the manifest, then the result's check
+
+
+def test_edit_that_would_change_a_key_outside_params_is_refused() -> None:
+    text = "params:\n- M: 1\n  A: &a 5\nother: *a\n"
+    with pytest.raises(CodegenError) as info:
+        update_manifest(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
+    assert str(info.value) == (
+        "t.yaml: error: cannot update in place: the edit would also change keys "
+        "outside params (a shared anchor?); nothing was written"
+    )
+
+
+def test_edit_that_would_turn_a_far_entry_from_1_to_true_is_refused() -> None:
+    def entry(i: int) -> list[str]:
+        value = {0: "&a 1", 1999: "*a"}.get(i, "1")
+        return [f"M: {i}", f"A: {value}"]
+
+    text = block_table(2000, entry)
+    with pytest.raises(CodegenError) as info:  # 1 == True, but not to a tuning table
+        update_manifest(text, [{"M": 0, "A": True}], pivots=["M"], path="t.yaml")
+    assert "the edit would also change params[1999] (a shared anchor?)" in str(
+        info.value
+    )
+
+
+def test_yaml_the_reader_leaves_to_parse_manifest_is_updated_alike() -> None:
+    # PyYAML 6.0.4 gives params[0] X=1 here (a merged one-letter key that the anchor
+    # overrides): the update must go by what tuning-codegen reads
+    text = (
+        "e: &e {X: 1}\nd: &d {<<: *e, X: 2}\ns: !!set {a}\nparams:\n- {<<: *d, M: 1}\n"
+    )
+    want = parse_manifest(text, "t").entries[0].values["X"]
+    result = update_manifest(text, [{"M": 1, "X": 2}], pivots=["M"], path="t.yaml")
+    [change] = result.changes
+    if want == 2:
+        assert (change.status, result.text) == ("unchanged", text)
+    else:
+        assert (change.status, dict(change.before)) == ("changed", {"X": want})
+        assert result.text == text.replace("M: 1}", "M: 1, X: 2}")
+    assert parse_manifest(result.text, "t").entries[0].values["X"] == 2
 
 
 # ---------------------------------------------------------------------------------

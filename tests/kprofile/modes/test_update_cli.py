@@ -435,3 +435,38 @@ def test_update_on_a_hand_curated_table_touches_one_entry_and_appends_only(
         "K": 64,
         "dtype": "bfloat16",
     }
+
+
+def large_table(count: int) -> str:
+    """The curated table's style with ``count`` entries: M = 16, 32, ... (M=256 is
+    params[15]), N=20480, K=5376, every entry with its own BM and BN."""
+    head = ORIGINAL[: ORIGINAL.index("params:\n") + len("params:\n")]
+    entries = [
+        f"  - <<: *defaults\n    M: {16 * (i + 1)}\n    N: 20480\n    K: 5376\n"
+        "    BM: 128\n    BN: 128\n"
+        for i in range(count)
+    ]
+    return head + "\n".join(entries) + "\n# the end\n"
+
+
+def test_update_of_a_large_table_edits_one_entry_and_appends_one(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = large_table(3000)
+    Path("big.yaml").write_text(old)
+    shapes = ["run2/M256_N20480_K5376.pkl", "run2/M8_N7168_K2048.pkl"]
+    code, out, err = run(capsys, *shapes, "--update", "big.yaml", "--format", "json")
+    assert (code, err) == (0, "updated big.yaml\n")
+    rows = sections(out)["update"]["rows"]
+    assert [(r["shape"], r["status"], r["entry"]) for r in rows] == [
+        ("M=256/N=20480/K=5376", "changed", 15),
+        ("M=8/N=7168/K=2048", "added", 3000),
+    ]
+    entry = "    M: 256\n    N: 20480\n    K: 5376\n    BM: 128\n    BN: 128\n"
+    retuned = "    M: 256\n    N: 20480\n    K: 5376\n    BM: 256\n    BN: 64\n"
+    appended = (
+        "\n  - <<: *defaults\n    M: 8\n    N: 7168\n    K: 2048\n    BM: 64\n"
+        "    BN: 64\n    SWAP_AB: true\n"
+    )
+    head, tail = old.replace(entry, retuned + "    CLUSTER: 2\n").split("\n# the end")
+    assert Path("big.yaml").read_text() == head + appended + "\n# the end" + tail

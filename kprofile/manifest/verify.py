@@ -1,0 +1,60 @@
+"""An update must read back as intended before it is written: every entry of
+``params`` as expected, and every key outside it as it was. A text edit could reach
+further than its entry (an anchor used elsewhere, a quote or an indentation that changes
+how the rest of the file reads), so the whole new text is read again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hooks.errors import CodegenError
+from kprofile.manifest.layout import Layout, read_entries
+from kprofile.manifest.scalar import same_value
+
+_PLAIN = {int, float, str, bool, type(None)}
+
+
+def check_update(
+    new_text: str,
+    path: str,
+    layout: Layout,
+    expected: Sequence[Mapping[str, Any]],
+) -> None:
+    """``new_text`` holds the ``expected`` entries (merged values) and the keys outside
+    ``params`` that ``layout`` read; else a CodegenError saying what would change."""
+    try:
+        got, document = read_entries(new_text, path)
+    except CodegenError as exc:
+        raise CodegenError(
+            path,
+            f"the update would not be a valid manifest ({exc.message}); "
+            "nothing was written",
+        ) from None
+    bad = next(
+        (
+            i
+            for i in range(max(len(got), len(expected)))
+            if i >= len(got) or i >= len(expected) or not _same(got[i], expected[i])
+        ),
+        None,
+    )
+    other_old = {k: v for k, v in layout.document.items() if k != "params"}
+    other_new = {k: v for k, v in document.items() if k != "params"}
+    if bad is not None or other_old != other_new:
+        where = f"params[{bad}]" if bad is not None else "keys outside params"
+        raise CodegenError(
+            path,
+            f"cannot update in place: the edit would also change {where} "
+            "(a shared anchor?); nothing was written",
+        )
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same keys with the same values, as ``same_value`` means it."""
+    if a == b and list(a) == list(b):  # the quick answer, for entries left alone
+        types = list(map(type, a.values()))
+        if types == list(map(type, b.values())) and _PLAIN.issuperset(types):
+            return True
+    return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
