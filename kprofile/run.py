@@ -100,7 +100,7 @@ def run(options: Options, outcome: Outcome) -> Outcome:
 
 
 def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[Results]:
-    from kprofile.modes.merge import query_rows
+    from kprofile.core.query import query_rows
 
     kept = []
     for results in inputs:
@@ -220,7 +220,8 @@ def _write_manifest(
 
 
 def _merge(options: Options, outcome: Outcome) -> None:
-    from kprofile.modes.merge import merge_inputs, merge_section, query_rows, sort_rows
+    from kprofile.core.query import query_rows
+    from kprofile.modes.merge import merge_inputs, merge_section, sort_rows
 
     merged = merge_inputs(outcome.inputs, options.pivots)
     table = merged.table

@@ -14,6 +14,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
+
 from kprofile.errors import KprofileError
 from kprofile.inputs.expr import Expr, ExprError, compile_expr, evaluate
 
@@ -67,7 +69,8 @@ def _passes(instance: Mapping[str, Any], rules: Sequence[Expr], path: str) -> bo
         if not rule.names <= instance.keys():
             continue
         try:
-            if not evaluate(rule, instance):
+            verdict = evaluate(rule, instance)
+            if verdict is not pd.NA and not verdict:  # NA (a null value): no say
                 return False
         except ExprError as exc:
             raise KprofileError(path, f"rules: {exc}") from None
