@@ -8,6 +8,7 @@ those so the command can skip the file, report it and carry on.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Iterable, Mapping
@@ -20,12 +21,13 @@ import pandas as pd
 
 from hooks.errors import CodegenError
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
+from kprofile.inputs.csvfile import SPEC, read_csv
+from kprofile.inputs.files import irregular
 from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.specyaml import DEFAULT_MAX_ROWS, expand_spec
 from kprofile.inputs.unpickle import RefusedPickle, restricted_load
 
 MESH_IDX = "mesh_idx"
-SPEC = "spec"
 KINDS = {
     ".pkl": "pkl",
     ".pickle": "pkl",
@@ -41,7 +43,7 @@ class Results:
 
     ``params`` names the parameter columns in spec order (for YAML inputs, the params
     keys). ``name``/``file``/``git_revision``/``datetime`` are kbench's metadata where
-    the file has it.
+    the file has it. ``warnings`` are complete lines for stderr (rows left out).
     """
 
     path: str
@@ -52,6 +54,7 @@ class Results:
     file: str | None = None
     git_revision: str | None = None
     datetime: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def kind_of(path: str) -> str:
@@ -74,8 +77,7 @@ def load_inputs(
 
 
 def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
-    """One input file, chosen by suffix (.pkl, .csv, .yaml); ``max_rows`` bounds the
-    rows a spec YAML may expand to."""
+    """One input file, chosen by suffix (.pkl, .csv, .yaml); only regular files."""
     kind = kind_of(path) or "input"
 
     def invalid(reason: str) -> InvalidInputError:
@@ -83,17 +85,24 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
 
     if kind == "input":
         raise invalid(
-            f"unknown file type {Path(path).suffix or '(no suffix)'!r}; expected .pkl, .csv or .yaml"
+            f"unknown file type {Path(path).suffix or '(no suffix)'!r}; "
+            "expected .pkl, .csv or .yaml"
         )
     if not os.path.exists(path):
         raise invalid("no such file")
     if os.path.isdir(path):
         raise invalid("is a directory, expected a file")
     try:
+        what = irregular(os.stat(path).st_mode)  # follows symlinks
+        if what:
+            raise invalid(f"not a regular file ({what})")
         if kind == "pkl":
             return _load_pickle(path)
         if kind == "csv":
-            return _load_csv(path)
+            frame, warnings = read_csv(path)
+            return dataclasses.replace(
+                _results(path, "csv", frame, {}), warnings=warnings
+            )
         return _load_yaml(path, max_rows)
     except InvalidInputError:
         raise
@@ -132,18 +141,6 @@ def _load_pickle(path: str) -> Results:
             path, f"expected a kbench result dict, got a {type(payload).__name__}"
         )
     return _results(path, "pkl", frame, meta)
-
-
-def _load_csv(path: str) -> Results:
-    try:
-        frame = pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        raise KprofileError(path, "empty file") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise KprofileError(
-            path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"
-        ) from None
-    return _results(path, "csv", frame, {})
 
 
 def _load_yaml(path: str, max_rows: int) -> Results:
