@@ -9,7 +9,10 @@ import pandas as pd
 import pytest
 
 from kprofile.errors import InvalidInputError, KprofileError
+from kprofile.inputs.exprlang.limits import Budget
 from kprofile.inputs.load import load_results
+from kprofile.inputs.specgroup import parse_group
+from kprofile.inputs.specrules import kept_rows, parse_rules
 from kprofile.inputs.specyaml import expand_spec
 
 FIXTURES = Path(__file__).parents[3] / "fixtures"
@@ -144,6 +147,10 @@ def _reference(document: dict[str, Any]) -> list[dict[str, Any]]:
             "rules": ["B != 0 and A // B > 0", "A % 2 == 0", "B < 2"],
         },
         {
+            "params": [{"A": a, "B": b} for a in range(4) for b in ([0, 1], 2)],
+            "rules": ["A + B != 3", "A != 2 or B > 1"],  # one-row groups mixed in
+        },
+        {
             "params": [{"A": [1, None, 3], "B": [2**62, 2**62 + 1]}],
             "rules": ["A < 3", "B * 4 > 2**64"],  # exact beyond int64; null: no say
         },
@@ -259,3 +266,14 @@ def test_columns_keep_yaml_types(
     column = expand_spec({"params": [{"A": values}]}, "s.yaml").columns["A"]
     assert str(column.dtype) == dtype
     assert list(column) == expected
+
+
+def test_an_exhausted_budget_is_a_clean_error() -> None:
+    groups = [parse_group({"A": i}) for i in range(10)]
+    rules = parse_rules(["A > 0"], "s.yaml")
+    with pytest.raises(KprofileError) as caught:
+        kept_rows(groups, rules, "s.yaml", Budget(work=100))
+    assert str(caught.value) == (
+        "s.yaml: error: rules: too costly to evaluate (more than 100 operations on "
+        "values)"
+    )
