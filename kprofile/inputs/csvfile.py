@@ -110,12 +110,15 @@ def read_csv(path: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
     rows without a spec are left out with a warning each: pandas would fill them
     with NaN and rank them."""
     with open_regular(path) as handle:
+        _check_text(handle, path)
         frame = _read_csv(_same_file(handle, path), path)
         fields = len(frame.columns)
         found = _scan(handle, path, fields, len(frame))
         if found.short:
-            skip = {row.record for row in found.short}
+            skip, expected = {row.record for row in found.short}, len(frame)
             frame = _read_csv(_same_file(handle, path), path, skip=skip)
+            if len(frame) != expected - len(skip):
+                raise KprofileError(path, "not a readable CSV (rows do not line up)")
         frame, unspecified = _without_spec(frame)
         if len(unspecified) and found.lines is None:
             found = _scan(
@@ -152,6 +155,16 @@ def _scan(
             line=longer[0].line,
         )
     return found
+
+
+def _check_text(handle: BinaryIO, path: str) -> None:
+    """Refuse binary data (a sparse or binary file) before pandas reads it all."""
+    start = handle.read(_BLOCK)
+    handle.seek(0)
+    if b"\x00" in start:
+        raise KprofileError(
+            path, f"not a CSV text file (a NUL byte at offset {start.index(0):,})"
+        )
 
 
 def _same_file(handle: BinaryIO, path: str) -> str:

@@ -112,16 +112,22 @@ def test_hostile_spec_grids_end_cleanly(tmp_path: Path) -> None:
         assert error.endswith("kprofile: error: no usable input (1 file skipped)\n")
 
 
-def test_a_truncated_csv_is_never_ranked(
+def test_a_truncated_or_binary_csv_is_never_ranked(
     kb_write: Callable[..., Path], tmp_path: Path
 ) -> None:
     path = kb_write(
         "r.csv", [{"BM": 64, "met (ms)": 0.5}, {"BM": 128, "met (ms)": 0.4}]
     )
     path.write_text(path.read_text() + "bench,0.0001,10")
-    codes, errors = _run([["r.csv", "-o", "best"]], tmp_path)
-    assert codes == [0]
+    with open(tmp_path / "sparse.csv", "wb") as sparse:
+        sparse.truncate(2 << 30)  # 2 GiB of NUL bytes, no disk used
+    codes, errors = _run([["r.csv", "-o", "best"], ["sparse.csv"]], tmp_path)
+    assert codes == [0, 2]
     assert "BM: 128" in (tmp_path / "best.yaml").read_text()
+    assert errors[1] == (
+        "Invalid csv [sparse.csv]: not a CSV text file (a NUL byte at offset 0)\n"
+        "kprofile: error: no usable input (1 file skipped)\n"
+    )
 
 
 def test_files_that_are_not_regular_are_refused(tmp_path: Path) -> None:

@@ -106,6 +106,16 @@ def test_a_file_without_a_usable_row_is_refused(
     assert reason in str(caught.value)
 
 
+def test_binary_data_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_bytes(f"{HEADER}\nbench,0.1,10,\x00bench/BM=1,\n".encode())
+    with pytest.raises(InvalidInputError) as caught:
+        load_results(str(path))
+    assert str(caught.value) == (
+        f"Invalid csv [{path}]: not a CSV text file (a NUL byte at offset 52)"
+    )
+
+
 def test_longer_rows_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_text("a,b\n1,2,3\n4,5,6\n")
