@@ -30,16 +30,18 @@ from typing import Any
 import numpy as np
 
 from kprofile.inputs.exprlang import scalar
-from kprofile.inputs.exprlang.columns import convert
+from kprofile.inputs.exprlang.columns import Coded, Col, coded, convert
 from kprofile.inputs.exprlang.limits import Budget, ExprError
 from kprofile.inputs.exprlang.parse import parse, shown
 from kprofile.inputs.exprlang.vector import Verdict
 from kprofile.inputs.exprlang.vector import evaluate_columns as _evaluate_columns
 
 __all__ = [
+    "Coded",
     "Expr",
     "ExprError",
     "Verdict",
+    "coded",
     "compile_expr",
     "evaluate",
     "evaluate_columns",
@@ -94,7 +96,8 @@ def evaluate_columns(
     *,
     budget: Budget | None = None,
 ) -> Verdict:
-    """Per-row verdict of ``expr`` over ``size`` rows of ``columns`` (name -> array).
+    """Per-row verdict of ``expr`` over ``size`` rows of ``columns`` (name -> array,
+    Series, or ``coded`` table and codes).
 
     Failed rows are marked, not raised: ``Verdict.check`` raises the first one.
     """
@@ -105,7 +108,7 @@ def evaluate_columns(
         )
     ids = {n.id for n in ast.walk(expr.tree) if isinstance(n, ast.Name)}
     try:
-        converted = {i: convert(columns[expr.aliases.get(i, i)]) for i in ids}
+        converted = {i: _source(columns[expr.aliases.get(i, i)]) for i in ids}
         verdict = _evaluate_columns(
             expr.tree, converted, size, budget if budget is not None else Budget()
         )
@@ -116,6 +119,10 @@ def evaluate_columns(
         return expr.failure(verdict.explain(row))
 
     return dataclasses.replace(verdict, explain=explain)
+
+
+def _source(column: Any) -> Col | Coded:
+    return column if isinstance(column, Coded) else convert(column)
 
 
 def select(expr: Expr, columns: Mapping[str, Any], size: int) -> np.ndarray:

@@ -12,20 +12,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from kprofile.errors import KprofileError
 from kprofile.inputs.expr import (
+    Coded,
     Expr,
     ExprError,
     Verdict,
+    coded,
     compile_expr,
     evaluate_columns,
 )
 from kprofile.inputs.exprlang.limits import PY_COST, Budget
-from kprofile.inputs.specgroup import Group, objects
+from kprofile.inputs.specgroup import Group
 
 MAX_RULES = 1_000
 MAX_RULES_LENGTH = 100_000
@@ -69,7 +72,7 @@ def kept_rows(
             budget.work(PY_COST * len(users))  # each group's own Python work
             size = sum(p.size for p in plans)
             budget.work(size * len(rule.names))  # the columns of combinations
-            columns = _columns(plans, sorted(rule.names))
+            columns = _sources(plans, sorted(rule.names))
             verdict = evaluate_columns(rule, columns, size, budget=budget)
         except ExprError as exc:
             raise KprofileError(path, f"rules: {exc}") from None
@@ -129,16 +132,9 @@ class _Plan(NamedTuple):
         weights = tuple(math.prod(counts[i + 1 :]) for i in range(len(order)))
         return cls(group, order, counts, weights, math.prod(counts))
 
-    def values(self, name: str) -> Any:
-        """The value of ``name`` in each combination (a list if there is one)."""
-        key = self.group.position[name]
-        choices = self.group.choices[key]
-        if self.size == 1:
-            return [choices[0]]
-        position = self.order.index(key)
-        combos = np.arange(self.size, dtype=np.int64)
-        digits = (combos // self.weights[position]) % self.counts[position]
-        return objects(choices)[digits]
+    def weight(self, key: int) -> int:
+        """Combinations between two changes of ``key``'s value (1 for one row)."""
+        return self.weights[self.order.index(key)] if self.order else 1
 
     def combinations(self) -> np.ndarray:
         """For every row of the group: which combination of values it has."""
@@ -152,18 +148,31 @@ class _Plan(NamedTuple):
         return combo
 
 
-def _columns(plans: Sequence[_Plan], names: Sequence[str]) -> dict[str, np.ndarray]:
-    """Each name's values over the combinations of every plan, concatenated."""
-    columns = {}
+def _sources(plans: Sequence[_Plan], names: Sequence[str]) -> dict[str, Coded]:
+    """Each name's value in every combination of every plan, block by block."""
+    starts = np.cumsum([0, *(p.size for p in plans)])
+    sources = {}
     for name in names:
-        parts: list[np.ndarray] = []
-        pending: list[Any] = []  # one-combination plans, gathered in a list
-        for plan in plans:
-            values = plan.values(name)
-            if isinstance(values, list):
-                pending += values
-            else:
-                parts += [objects(pending), values]
-                pending = []
-        columns[name] = np.concatenate([*parts, objects(pending)])
-    return columns
+        keys = [p.group.position[name] for p in plans]
+        choices = [p.group.choices[k] for p, k in zip(plans, keys)]
+        sizes = np.array([len(c) for c in choices], dtype=np.int64)
+        offsets = np.cumsum(sizes) - sizes
+        weights = np.array([p.weight(k) for p, k in zip(plans, keys)], np.int64)
+        table = [value for values in choices for value in values]
+        sources[name] = coded(table, partial(_codes, starts, offsets, weights, sizes))
+    return sources
+
+
+def _codes(
+    starts: np.ndarray,
+    offsets: np.ndarray,
+    weights: np.ndarray,
+    sizes: np.ndarray,
+    start: int,
+    stop: int,
+) -> np.ndarray:
+    """Table positions for combinations [start, stop) of the concatenated plans."""
+    combos = np.arange(start, stop, dtype=np.int64)
+    plan = np.searchsorted(starts, combos, side="right") - 1
+    local = combos - starts[plan]
+    return offsets[plan] + (local // weights[plan]) % sizes[plan]

@@ -13,6 +13,7 @@ in a float column NaN stays the float NaN.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,36 @@ class Col:
         if self.na is not None and self.na[row]:
             return NA
         return normalize(self.data[row] if self.raw is None else self.raw[row])
+
+    def take(self, index: np.ndarray) -> Col:
+        def part(mask: Mask) -> Mask:
+            return None if mask is None else mask[index]
+
+        raw = None if self.raw is None else self.raw[index]
+        return Col(self.data[index], self.kind, part(self.na), part(self.err), raw)
+
+
+@dataclass(frozen=True, eq=False)
+class Coded:
+    """A column as a small table of values and, block by block, each row's position
+    in it: the whole column is never built (a spec rule reads millions of rows)."""
+
+    table: Col
+    codes: Callable[[int, int], np.ndarray]  # positions of rows [start, stop)
+
+    def rows(self, start: int, stop: int) -> Col:
+        return self.table.take(self.codes(start, stop))
+
+    def value(self, row: int) -> Any:
+        return self.table.value(int(self.codes(row, row + 1)[0]))
+
+
+def coded(values: Sequence[Any], codes: Callable[[int, int], np.ndarray]) -> Coded:
+    """``Coded`` from the table's values as given (any Python values)."""
+    table = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        table[i] = value
+    return Coded(convert_objects(table), codes)
 
 
 def any_of(*masks: Mask) -> Mask:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kprofile.inputs.exprlang import ops, scalar
-from kprofile.inputs.exprlang.columns import BOOL, Col, Mask, failed, full
+from kprofile.inputs.exprlang.columns import BOOL, Coded, Col, Mask, failed, full
 from kprofile.inputs.exprlang.limits import Budget, ExprError
 from kprofile.inputs.exprlang.parse import operands
 
@@ -43,7 +43,10 @@ class Verdict:
 
 
 def evaluate_columns(
-    tree: ast.Expression, columns: Mapping[str, Col], size: int, budget: Budget
+    tree: ast.Expression,
+    columns: Mapping[str, Col | Coded],
+    size: int,
+    budget: Budget,
 ) -> Verdict:
     """Evaluate ``tree`` (names already mapped to ``columns``) on ``size`` rows."""
     true = np.zeros(size, dtype=bool)
@@ -74,7 +77,10 @@ class _Block:
     """One block of rows: the recursive walk (depth bounded at compile time)."""
 
     def __init__(
-        self, tree: ast.Expression, columns: Mapping[str, Col], budget: Budget
+        self,
+        tree: ast.Expression,
+        columns: Mapping[str, Col | Coded],
+        budget: Budget,
     ) -> None:
         self.tree = tree
         self.columns = columns
