@@ -142,7 +142,7 @@ PARAMETERS = (
             "(`quoted name` for any column)."),
     _option("--max-rows", type=Positive("rows"), default=DEFAULT_MAX_ROWS,
             show_default=True, metavar="N",
-            help="Refuse a spec YAML whose grid expands to more than N rows."),
+            help="Refuse a spec YAML whose params expand to more than N rows."),
     _option("-o", "--output", metavar="PATH",
             help="Write a manifest (PATH.yaml): per file (or -p group) its best "
             "entry, or the common config of --top/--within; --cover: one entry "
@@ -189,6 +189,9 @@ def command(options: Options) -> int:
     mode, outcome = load(options)
     for record in outcome.skipped:
         print(record, file=sys.stderr)
+    for results in outcome.inputs:
+        for warning in results.warnings:
+            print(warning, file=sys.stderr)
     try:
         run(options, mode, outcome)
     except NoUsableInput as exc:

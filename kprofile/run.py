@@ -13,10 +13,10 @@ import os
 from collections.abc import Sequence
 
 from kprofile.core.metric import resolve_metric
+from kprofile.core.query import query_rows
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.modes import Mode, check_options
-from kprofile.modes.merge import query_rows
 from kprofile.options import Options
 from kprofile.outcome import Entry, NoUsableInput, Outcome
 
@@ -30,7 +30,7 @@ def load(options: Options) -> tuple[Mode, Outcome]:
             "--update: no such manifest; --update changes an existing one "
             "(-o PATH writes a new one)",
         )
-    loaded, skipped = load_inputs(options.files)
+    loaded, skipped = load_inputs(options.files, max_rows=options.max_rows)
     return mode, Outcome(loaded, skipped)
 
 

@@ -1,55 +1,52 @@
-"""A small expression language for kbench ``rules`` and ``--query``, evaluated without ``eval``.
+"""A small expression language for kbench ``rules`` and ``--query``, never ``eval``.
 
-Allowed: parameter names (or any column name in backticks), numbers, strings, True,
-False, None, arithmetic (``+ - * / // % **``, unary ``+ -``), comparisons (``== != < <=
-> >=``, chained), ``and``/``or``/``not`` and parentheses. Anything else (calls,
-attributes, subscripts, lambdas, comprehensions...) is refused when the expression is
-compiled, before any value is looked at.
+Allowed: parameter names (``$NAME`` is ``NAME``; any column name in backticks),
+numbers, strings, True, False, None, arithmetic (``+ - * / // % **``, unary ``+ -``),
+comparisons (``== != < <= > >=``, chained), ``and``/``or``/``not`` and parentheses.
+Anything else (calls, attributes, subscripts, lambdas, comprehensions...) is refused
+when the expression is compiled, before any value is looked at.
 
-The same compiled expression works on scalars (one spec instance) and on pandas Series
-or numpy arrays (a whole table at once): ``and``/``or``/``not`` become element-wise then.
+Meaning: Python's, on exact values (see ``exprlang.scalar``): integers never wrap,
+``2**N > 0`` is true for every N, ``M * N`` is exact beyond 2**63. Missing values (None,
+NA, an empty cell) make an operation missing, with three-valued and/or/not. The same
+expression gives the same result for one row (``evaluate``, what a rule checks on a
+spec instance) and for every row of a table at once (``evaluate_columns``/``select``,
+numpy where exact, Python's integers where not).
+
+Bounded (see ``exprlang.limits``): at most 10,000 characters and 100 levels of
+nesting; integers of at most 4,096 bits and strings of at most 1,000,000 characters,
+refused before they are built; and a work and memory budget per table.
 """
 
 from __future__ import annotations
 
 import ast
-import operator
-import re
-from collections.abc import Callable, Mapping
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.UAdd: operator.pos,
-    ast.USub: operator.neg,
-}
-_BACKTICK = re.compile(r"`([^`]*)`")
-_MAX_POWER = 1024
-_MAX_REPEAT = 100_000
+from kprofile.inputs.exprlang import scalar
+from kprofile.inputs.exprlang.columns import Coded, Col, coded, convert
+from kprofile.inputs.exprlang.limits import Budget, ExprError
+from kprofile.inputs.exprlang.parse import parse, shown
+from kprofile.inputs.exprlang.vector import Verdict
+from kprofile.inputs.exprlang.vector import evaluate_columns as _evaluate_columns
 
-
-class ExprError(ValueError):
-    """An expression outside the language, or one that cannot be evaluated."""
+__all__ = [
+    "Coded",
+    "Expr",
+    "ExprError",
+    "Verdict",
+    "coded",
+    "compile_expr",
+    "evaluate",
+    "evaluate_columns",
+    "select",
+]
 
 
 @dataclass(frozen=True)
@@ -58,146 +55,79 @@ class Expr:
     tree: ast.Expression
     aliases: Mapping[str, str]  # placeholder identifier -> backticked column name
 
-    @property
+    @cached_property
     def names(self) -> frozenset[str]:
         """Every name the expression reads."""
         found = {n.id for n in ast.walk(self.tree) if isinstance(n, ast.Name)}
         return frozenset(self.aliases.get(n, n) for n in found)
 
+    def failure(self, exc: ExprError) -> ExprError:
+        return ExprError(f"cannot evaluate {shown(self.text)}: {exc}")
+
 
 def compile_expr(text: str) -> Expr:
-    """Parse and check ``text``; raises ExprError naming the first construct not allowed."""
-    aliases: dict[str, str] = {}
-
-    def alias(match: re.Match[str]) -> str:
-        key = f"__column_{len(aliases)}__"
-        aliases[key] = match.group(1)
-        return key
-
-    source = _BACKTICK.sub(alias, text.strip())
-    source = re.sub(r"\$(?=[A-Za-z_])", "", source)  # kbench runtime names: $M is M
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError as exc:
-        raise ExprError(f"invalid expression {text!r}: {exc.msg}") from None
-    for node in ast.walk(tree):
-        _check(node, text)
+    """Parse and check ``text``; raises ExprError naming the first thing not allowed."""
+    tree, aliases = parse(text)
     return Expr(text, tree, aliases)
 
 
-def _check(node: ast.AST, text: str) -> None:
-    allowed = (
-        ast.Expression,
-        ast.Name,
-        ast.Load,
-        ast.Constant,
-        ast.BinOp,
-        ast.UnaryOp,
-        ast.BoolOp,
-        ast.Compare,
-        ast.And,
-        ast.Or,
-        ast.Not,
-        *_BINARY,
-        *_COMPARE,
-        *_UNARY,
-    )
-    if not isinstance(node, allowed):
-        what = type(node).__name__.lower()
-        raise ExprError(
-            f"{what} is not allowed in {text!r} (only names, literals, arithmetic, comparisons, and/or/not)"
-        )
-    if isinstance(node, ast.Constant) and not isinstance(
-        node.value, (int, float, str, bool, type(None))
-    ):
-        raise ExprError(f"literal {node.value!r} is not allowed in {text!r}")
-
-
 def evaluate(expr: Expr, names: Mapping[str, Any]) -> Any:
-    """Value of ``expr`` with ``names`` bound (scalars or arrays); unknown names are errors."""
+    """Value of ``expr`` for one row of scalars (NA if missing); raises ExprError."""
+
+    unknown = sorted(expr.names - set(names))
+    if unknown:
+        raise ExprError(
+            f"unknown name {', '.join(map(repr, unknown))} in {shown(expr.text)}"
+        )
+
+    def lookup(name: str) -> Any:
+        return scalar.normalize(names[expr.aliases.get(name, name)])
+
     try:
-        return _eval(expr.tree.body, names, expr)
-    except ExprError:
-        raise
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:
-        raise ExprError(f"cannot evaluate {expr.text!r}: {exc}") from None
+        return scalar.evaluate_row(expr.tree.body, lookup)
+    except ExprError as exc:
+        raise expr.failure(exc) from None
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, (pd.Series, np.ndarray, pd.api.extensions.ExtensionArray))
+def evaluate_columns(
+    expr: Expr,
+    columns: Mapping[str, Any],
+    size: int,
+    *,
+    budget: Budget | None = None,
+) -> Verdict:
+    """Per-row verdict of ``expr`` over ``size`` rows of ``columns`` (name -> array,
+    Series, or ``coded`` table and codes).
+
+    Failed rows are marked, not raised: ``Verdict.check`` raises the first one.
+    """
+    missing = sorted(expr.names - set(columns))
+    if missing:
+        raise ExprError(
+            f"unknown name {', '.join(map(repr, missing))} in {shown(expr.text)}"
+        )
+    ids = {n.id for n in ast.walk(expr.tree) if isinstance(n, ast.Name)}
+    try:
+        converted = {i: _source(columns[expr.aliases.get(i, i)]) for i in ids}
+        verdict = _evaluate_columns(
+            expr.tree, converted, size, budget if budget is not None else Budget()
+        )
+    except ExprError as exc:
+        raise expr.failure(exc) from None
+
+    def explain(row: int) -> ExprError:
+        return expr.failure(verdict.explain(row))
+
+    return dataclasses.replace(verdict, explain=explain)
 
 
-def _eval(node: ast.AST, names: Mapping[str, Any], expr: Expr) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name):
-        key = expr.aliases.get(node.id, node.id)
-        if key not in names:
-            raise ExprError(f"unknown name {key!r} in {expr.text!r}")
-        return names[key]
-    if isinstance(node, ast.UnaryOp):
-        operand = _eval(node.operand, names, expr)
-        if isinstance(node.op, ast.Not):
-            return np.logical_not(operand) if _is_array(operand) else not operand
-        return _UNARY[type(node.op)](operand)
-    if isinstance(node, ast.BinOp):
-        left, right = _eval(node.left, names, expr), _eval(node.right, names, expr)
-        _guard(node.op, left, right, expr)
-        return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.Compare):
-        return _compare(node, names, expr)
-    if isinstance(node, ast.BoolOp):
-        return _boolop(node, names, expr)
-    raise ExprError(f"{type(node).__name__.lower()} is not allowed in {expr.text!r}")
+def _source(column: Any) -> Col | Coded:
+    return column if isinstance(column, Coded) else convert(column)
 
 
-def _guard(op: ast.operator, left: Any, right: Any, expr: Expr) -> None:
-    """Refuse scalar operations that would take unbounded time or memory."""
-    if (
-        isinstance(op, ast.Pow)
-        and not _is_array(right)
-        and isinstance(right, (int, float))
-        and abs(right) > _MAX_POWER
-    ):
-        raise ExprError(f"exponent {right} too large in {expr.text!r}")
-    if isinstance(op, ast.Mult) and any(isinstance(v, str) for v in (left, right)):
-        count = right if isinstance(left, str) else left
-        if isinstance(count, int) and count > _MAX_REPEAT:
-            raise ExprError(f"string repeated {count} times in {expr.text!r}")
-
-
-def _compare(node: ast.Compare, names: Mapping[str, Any], expr: Expr) -> Any:
-    left = _eval(node.left, names, expr)
-    result: Any = True
-    for op, right_node in zip(node.ops, node.comparators):
-        right = _eval(right_node, names, expr)
-        step = _COMPARE[type(op)](left, right)
-        result = step if result is True else _and(result, step)
-        if not _is_array(result) and not result:
-            return False
-        left = right
-    return result
-
-
-def _and(a: Any, b: Any) -> Any:
-    return np.logical_and(a, b) if _is_array(a) or _is_array(b) else bool(a) and bool(b)
-
-
-def _boolop(node: ast.BoolOp, names: Mapping[str, Any], expr: Expr) -> Any:
-    conjunction = isinstance(node.op, ast.And)
-    result: Any = None
-    for value_node in node.values:
-        value = _eval(value_node, names, expr)
-        if result is None:
-            result = value if _is_array(value) else bool(value)
-        elif _is_array(result) or _is_array(value):
-            result = (
-                np.logical_and(result, value)
-                if conjunction
-                else np.logical_or(result, value)
-            )
-        else:
-            result = result and bool(value) if conjunction else result or bool(value)
-        if not _is_array(result) and result is not conjunction:
-            return result  # short-circuit: False for and, True for or
-    return result
+def select(expr: Expr, columns: Mapping[str, Any], size: int) -> np.ndarray:
+    """Rows where ``expr`` is true (missing is not true); raises ExprError if a row
+    fails."""
+    verdict = evaluate_columns(expr, columns, size)
+    verdict.check()
+    return verdict.true

@@ -8,6 +8,7 @@ those so the command can skip the file, report it and carry on.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Iterable, Mapping
@@ -20,11 +21,14 @@ import pandas as pd
 
 from hooks.errors import CodegenError
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
+from kprofile.inputs.csvfile import SPEC, read_csv
+from kprofile.inputs.files import irregular
 from kprofile.inputs.spec import expand_specs
+from kprofile.inputs.specyaml import expand_spec
 from kprofile.inputs.unpickle import RefusedPickle, restricted_load
+from kprofile.options import DEFAULT_MAX_ROWS
 
 MESH_IDX = "mesh_idx"
-SPEC = "spec"
 KINDS = {
     ".pkl": "pkl",
     ".pickle": "pkl",
@@ -40,7 +44,7 @@ class Results:
 
     ``params`` names the parameter columns in spec order (for YAML inputs, the params
     keys). ``name``/``file``/``git_revision``/``datetime`` are kbench's metadata where
-    the file has it.
+    the file has it. ``warnings`` are complete lines for stderr (rows left out).
     """
 
     path: str
@@ -51,26 +55,30 @@ class Results:
     file: str | None = None
     git_revision: str | None = None
     datetime: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def kind_of(path: str) -> str:
     return KINDS.get(Path(path).suffix.lower(), "")
 
 
-def load_inputs(paths: Iterable[str]) -> tuple[list[Results], list[InvalidInput]]:
-    """Load every path; unusable files are returned as InvalidInput records, in order."""
+def load_inputs(
+    paths: Iterable[str], *, max_rows: int = DEFAULT_MAX_ROWS
+) -> tuple[list[Results], list[InvalidInput]]:
+    """Load every path; unusable files are returned as InvalidInput records, in order.
+    ``max_rows`` bounds the rows a spec YAML may expand to."""
     loaded: list[Results] = []
     invalid: list[InvalidInput] = []
     for path in paths:
         try:
-            loaded.append(load_results(path))
+            loaded.append(load_results(path, max_rows=max_rows))
         except InvalidInputError as exc:
             invalid.append(exc.record)
     return loaded, invalid
 
 
-def load_results(path: str) -> Results:
-    """One input file, chosen by suffix (.pkl, .csv, .yaml)."""
+def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
+    """One input file, chosen by suffix (.pkl, .csv, .yaml); only regular files."""
     kind = kind_of(path) or "input"
 
     def invalid(reason: str) -> InvalidInputError:
@@ -78,18 +86,25 @@ def load_results(path: str) -> Results:
 
     if kind == "input":
         raise invalid(
-            f"unknown file type {Path(path).suffix or '(no suffix)'!r}; expected .pkl, .csv or .yaml"
+            f"unknown file type {Path(path).suffix or '(no suffix)'!r}; "
+            "expected .pkl, .csv or .yaml"
         )
     if not os.path.exists(path):
         raise invalid("no such file")
     if os.path.isdir(path):
         raise invalid("is a directory, expected a file")
     try:
+        what = irregular(os.stat(path).st_mode)  # follows symlinks
+        if what:
+            raise invalid(f"not a regular file ({what})")
         if kind == "pkl":
             return _load_pickle(path)
         if kind == "csv":
-            return _load_csv(path)
-        return _load_yaml(path)
+            frame, warnings = read_csv(path)
+            return dataclasses.replace(
+                _results(path, "csv", frame, {}), warnings=warnings
+            )
+        return _load_yaml(path, max_rows)
     except InvalidInputError:
         raise
     except CodegenError as exc:  # includes KprofileError and hooks' manifest errors
@@ -129,40 +144,25 @@ def _load_pickle(path: str) -> Results:
     return _results(path, "pkl", frame, meta)
 
 
-def _load_csv(path: str) -> Results:
-    try:
-        frame = pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        raise KprofileError(path, "empty file") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise KprofileError(
-            path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"
-        ) from None
-    return _results(path, "csv", frame, {})
-
-
-def _load_yaml(path: str) -> Results:
+def _load_yaml(path: str, max_rows: int) -> Results:
     from hooks.manifest import load_manifest  # the manifest format lives in hooks
-    from kprofile.inputs.specyaml import expand_spec
 
     manifest = load_manifest(path)
-    instances = expand_spec(manifest.document, path)
-    if not instances:
+    grid = expand_spec(manifest.document, path, max_rows=max_rows)
+    if not grid.size:
         raise KprofileError(
             path,
-            "no parameter instances (empty params, or every instance excluded by rules)",
+            "no parameter instances (empty params, or every instance excluded by "
+            "rules)",
         )
-    keys = list(dict.fromkeys(k for inst in instances for k in inst))
-    frame = pd.DataFrame(
-        {k: typed_column([inst.get(k) for inst in instances]) for k in keys}
-    )
+    frame = pd.DataFrame(grid.columns, columns=list(grid.names), copy=False)
     frame.insert(0, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
     return Results(
         path,
         "yaml",
         frame,
-        tuple(keys),
+        grid.names,
         name=_text(doc.get("name")),
         file=_text(doc.get("file")),
     )
@@ -201,32 +201,6 @@ def _results(
         git_revision=_text(meta.get("git-revision")),
         datetime=_text(meta.get("datetime")),
     )
-
-
-def typed_column(values: list[Any]) -> Any:
-    """YAML values as a column that keeps their types: int64/Int64, bool/boolean, float, object."""
-    present = [v for v in values if v is not None]
-    kinds = {type(v) for v in present}
-    missing = len(present) != len(values)
-    if kinds == {bool}:
-        return (
-            pd.array(values, dtype="boolean")
-            if missing
-            else np.array(values, dtype=bool)
-        )
-    if kinds == {int} and all(abs(v) < 2**63 for v in present):
-        return (
-            pd.array(values, dtype="Int64")
-            if missing
-            else np.array(values, dtype=np.int64)
-        )
-    if kinds and kinds <= {int, float}:
-        return np.array(
-            [np.nan if v is None else float(v) for v in values], dtype=np.float64
-        )
-    column = np.empty(len(values), dtype=object)
-    column[:] = values
-    return column
 
 
 def _text(value: Any) -> str | None:

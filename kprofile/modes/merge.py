@@ -1,5 +1,4 @@
-"""``--merge``: an outer join of several tables (usually manifests) on pivot columns,
-plus ``--query`` row filters shared by every mode.
+"""``--merge``: an outer join of several tables (usually manifests) on pivot columns.
 
 Rows keep the order in which their pivot values first appear across the inputs. A
 column other than the pivots present in several inputs is filled from the first input
@@ -12,13 +11,12 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from kprofile.core.metric import Metric
+from kprofile.core.query import query_rows
 from kprofile.core.values import records
 from kprofile.errors import KprofileError, usage_error
-from kprofile.inputs.expr import ExprError, compile_expr, evaluate
 from kprofile.inputs.load import Results
 from kprofile.options import Options
 from kprofile.outcome import Outcome
@@ -101,28 +99,6 @@ def sort_rows(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         )
     except TypeError as exc:
         raise usage_error(f"--sort-pivots: cannot sort mixed values ({exc})") from None
-
-
-def query_rows(
-    frame: pd.DataFrame, query: str, *, path: str = "kprofile"
-) -> pd.DataFrame:
-    """Rows of ``frame`` where ``query`` is true (``M>64 and K<1024``; `quoted name` for
-    any column)."""
-    try:
-        expr = compile_expr(query)
-        unknown = sorted(expr.names - {str(c) for c in frame.columns})
-        if unknown:
-            raise ExprError(
-                f"unknown column {', '.join(map(repr, unknown))} in {query!r}; "
-                f"columns: {', '.join(map(str, frame.columns))}"
-            )
-        mask = evaluate(expr, {str(c): frame[c] for c in frame.columns})
-    except ExprError as exc:
-        raise KprofileError(path, f"--query: {exc}") from None
-    if not hasattr(mask, "__len__") or isinstance(mask, str):
-        raise KprofileError(path, f"--query: {query!r} does not depend on any column")
-    selected = pd.Series(mask).astype(object).fillna(False).astype(bool).to_numpy()
-    return frame.iloc[np.flatnonzero(selected)].reset_index(drop=True)
 
 
 def merge_section(merged: Merged, sources: Sequence[str]) -> Section:

@@ -1,0 +1,1 @@
+"""The expression language behind ``kprofile.inputs.expr``, one concern per module."""
