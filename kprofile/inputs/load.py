@@ -20,8 +20,8 @@ import pandas as pd
 
 from hooks.errors import CodegenError
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
+from kprofile.inputs.pickles import RefusedPickle, read_pickle
 from kprofile.inputs.spec import expand_specs
-from kprofile.inputs.unpickle import RefusedPickle, restricted_load
 
 MESH_IDX = "mesh_idx"
 SPEC = "spec"
@@ -104,11 +104,11 @@ def load_results(path: str) -> Results:
 
 def _load_pickle(path: str) -> Results:
     try:
-        with open(path, "rb") as handle:
-            payload = restricted_load(handle)
+        payload = read_pickle(path)  # data only: nothing in the file is run
     except RefusedPickle as exc:
         raise KprofileError(path, str(exc)) from None
     meta: Mapping[str, Any] = {}
+    frame: Any
     if isinstance(payload, pd.DataFrame):
         frame = payload
     elif isinstance(payload, dict):

@@ -1,0 +1,64 @@
+"""Decoding a result pickle: scan, unpickle into records, rebuild validated data."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from kprofile.inputs.pickles import arrays, frame, scalars, timezones, values
+from kprofile.inputs.pickles.context import Context, Handler
+from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.records import Call
+from kprofile.inputs.pickles.unpickler import unpickle
+
+MAX_FILE_BYTES = 4 * 2**30
+SKIPPED = ("build_df",)  # kbench writes it; kprofile never reads it
+
+HANDLERS: Mapping[str, Handler] = {
+    "pandas.DataFrame": frame.decode_frame,
+    "copyreg._reconstructor": frame.decode_frame,
+    "datetime.datetime": scalars.datetime_of,
+    "datetime.date": scalars.date_of,
+    "datetime.time": scalars.time_of,
+    "datetime.timedelta": scalars.timedelta_value,
+    "datetime.timezone": timezones.fixed_offset,
+    "pandas._unpickle_timestamp": scalars.timestamp_of,
+    "numpy.scalar": arrays.scalar_value,
+    "_codecs.encode": scalars.codecs_encode,
+    "builtins.bytes": scalars.codecs_encode,
+    "numpy._reconstruct": arrays.array_value,
+    "numpy._frombuffer": arrays.array_value,
+}
+
+
+def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
+    """The value a result pickle holds, as plain data and pandas objects.
+
+    A dict (kbench's result) has its ``skip`` keys left out, undecoded; a DataFrame
+    alone is returned as one. Raises ``RefusedPickle`` for anything else.
+    """
+    tree = unpickle(data)
+    ctx = Context(len(data), HANDLERS)
+    try:
+        if isinstance(tree, dict):
+            kept = {k: v for k, v in tree.items() if k not in skip}
+            return values.decode_value(ctx, kept)
+        if isinstance(tree, Call):
+            return values.decode_value(ctx, tree)
+    except RefusedPickle:
+        raise
+    except (ValueError, TypeError, OverflowError, ArithmeticError, MemoryError) as exc:
+        raise RefusedPickle(
+            f"refused ({type(exc).__name__} while rebuilding)"
+        ) from None
+    raise RefusedPickle(f"expected a kbench result dict, got a {type(tree).__name__}")
+
+
+def read_pickle(path: str | os.PathLike[str]) -> Any:
+    """``decode_pickle`` of the file at ``path``, refusing files over 4 GiB."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise RefusedPickle(f"refused a file over {MAX_FILE_BYTES // 2**30} GiB")
+    return decode_pickle(data)
