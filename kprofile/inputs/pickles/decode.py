@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -56,9 +57,15 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
 
 
 def read_pickle(path: str | os.PathLike[str]) -> Any:
-    """``decode_pickle`` of the file at ``path``, refusing files over 4 GiB."""
+    """``decode_pickle`` of the file at ``path``; files over 4 GiB, or that are not
+    regular files, are refused before anything is read."""
     with open(path, "rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise RefusedPickle(f"refused a file over {MAX_FILE_BYTES // 2**30} GiB")
+        status = os.fstat(handle.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise RefusedPickle("refused: not a regular file")
+        if status.st_size > MAX_FILE_BYTES:
+            raise RefusedPickle(f"refused a file over {MAX_FILE_BYTES // 2**30} GiB")
+        data = handle.read(status.st_size + 1)  # + 1: a file still growing is refused
+    if len(data) > status.st_size:
+        raise RefusedPickle("refused: the file changed while it was read")
     return decode_pickle(data)

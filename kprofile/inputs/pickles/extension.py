@@ -33,9 +33,16 @@ BACKED = {
 }
 
 
+MAX_COLUMNS = 100_000
+
+
 def rows(array: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
     """The columns a (columns, rows) block array holds; a 1-D array is one column."""
-    return [array] if array.ndim == 1 else list(array)
+    if array.ndim == 1:
+        return [array]
+    if array.shape[0] > MAX_COLUMNS:  # an empty (2**40, 0) array is a few bytes
+        raise RefusedPickle(f"refused a block of {array.shape[0]} columns")
+    return list(array)
 
 
 def decode_columns(ctx: Context, value: Any) -> list[Any]:

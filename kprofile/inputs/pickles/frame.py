@@ -15,12 +15,11 @@ import pandas as pd
 from kprofile.inputs.pickles.arrays import ARRAY_TARGETS, decode_array
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.errors import RefusedPickle
-from kprofile.inputs.pickles.extension import decode_columns
+from kprofile.inputs.pickles.extension import MAX_COLUMNS, decode_columns
 from kprofile.inputs.pickles.index import decode_index
 from kprofile.inputs.pickles.records import Call, instance_of
 from kprofile.inputs.pickles.values import decode_value
 
-MAX_COLUMNS = 100_000
 
 
 def decode_frame(ctx: Context, call: Call) -> pd.DataFrame:
@@ -37,9 +36,9 @@ def decode_frame(ctx: Context, call: Call) -> pd.DataFrame:
     placed: list[Any] = [None] * len(columns)
     for block in blocks:
         _place(ctx, block, placed, len(index))
-    if any(column is None for column in placed):
-        missing = placed.index(None)
-        raise RefusedPickle(f"refused a DataFrame whose column {missing} has no block")
+    missing = [i for i, column in enumerate(placed) if column is None]
+    if missing:
+        raise RefusedPickle(f"refused a DataFrame whose column {missing[0]} has no block")
     frame = _assemble(placed, columns, index)
     return _with_attributes(ctx, frame, state)
 

@@ -6,7 +6,7 @@ import io
 import pickle
 from typing import Any, NoReturn
 
-from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.errors import RefusedPickle, shown
 from kprofile.inputs.pickles.names import resolve
 from kprofile.inputs.pickles.records import Global
 from kprofile.inputs.pickles.scan import scan
@@ -37,4 +37,5 @@ def unpickle(data: bytes) -> Any:
     except (pickle.UnpicklingError, EOFError) as exc:
         raise RefusedPickle(f"not a valid pickle ({exc or 'truncated'})") from None
     except Exception as exc:  # a malformed stream: any error of an opcode's checks
-        raise RefusedPickle(f"not a valid pickle ({type(exc).__name__})") from None
+        reason = f"{type(exc).__name__}: {exc}"
+        raise RefusedPickle(f"not a valid pickle ({shown(reason)[1:-1]})") from None
