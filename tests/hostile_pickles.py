@@ -397,6 +397,24 @@ def _bombs() -> dict[str, bytes]:
         "bomb-int-10e5000-text": b"(dp0\nS'x'\nL" + b"9" * 5001 + b"L\ns.",
         "bomb-int-long4": _meta(x=Raw(_long4(b"\x01" * 2100))),
         "bomb-int-10e500-metadata": _meta(x=10**700),
+        "bomb-empty-lists": b"\x80\x04]" + b"]a" * 3_000_000 + b".",
+        "bomb-deep-calls": _meta(
+            x=Raw(
+                emit(Glob("builtins", "slice")) * 100_000
+                + b")"
+                + b"R\x85" * 99_999
+                + b"R"
+            )
+        ),
+        "bomb-large-attrs": result(frame(state={"attrs": {"x": list(range(5000))}})),
+        "bomb-frame-in-an-object-cell": result(
+            frame(
+                blocks=(
+                    _int_block(span(0, 1)),
+                    block(object_array([frame(), 1, 2], (1, ROWS)), span(1, 2)),
+                )
+            )
+        ),
     }
 
 

@@ -49,7 +49,15 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
             return values.decode_value(ctx, tree)
     except RefusedPickle:
         raise
-    except (ValueError, TypeError, OverflowError, ArithmeticError, MemoryError) as exc:
+    except (
+        ValueError,  # pandas' and numpy's checks of what they are given
+        TypeError,
+        ArithmeticError,
+        LookupError,
+        AttributeError,
+        MemoryError,
+        RecursionError,
+    ) as exc:
         raise RefusedPickle(
             f"refused ({type(exc).__name__} while rebuilding)"
         ) from None

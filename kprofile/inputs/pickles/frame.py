@@ -20,6 +20,7 @@ from kprofile.inputs.pickles.index import decode_index
 from kprofile.inputs.pickles.records import Call, instance_of
 from kprofile.inputs.pickles.values import decode_value
 
+MAX_ATTRS = 1000
 
 
 def decode_frame(ctx: Context, call: Call) -> pd.DataFrame:
@@ -38,7 +39,9 @@ def decode_frame(ctx: Context, call: Call) -> pd.DataFrame:
         _place(ctx, block, placed, len(index))
     missing = [i for i, column in enumerate(placed) if column is None]
     if missing:
-        raise RefusedPickle(f"refused a DataFrame whose column {missing[0]} has no block")
+        raise RefusedPickle(
+            f"refused a DataFrame whose column {missing[0]} has no block"
+        )
     frame = _assemble(placed, columns, index)
     return _with_attributes(ctx, frame, state)
 
@@ -124,9 +127,12 @@ def _assemble(placed: list[Any], columns: pd.Index, index: pd.Index) -> pd.DataF
 def _with_attributes(
     ctx: Context, frame: pd.DataFrame, state: dict[Any, Any]
 ) -> pd.DataFrame:
+    before = ctx.elements_left
     attrs = decode_value(ctx, state.get("attrs") or {})
     if not isinstance(attrs, dict):
         raise RefusedPickle("refused DataFrame attrs that are not a dict")
+    if before - ctx.elements_left > MAX_ATTRS:  # pandas copies attrs on every operation
+        raise RefusedPickle(f"refused DataFrame attrs of over {MAX_ATTRS} values")
     frame.attrs = attrs
     flags = state.get("_flags") or {}
     allows = (

@@ -14,6 +14,7 @@ import numpy as np
 
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.records import Call
 from kprofile.inputs.pickles.values import (
     check_int,
     check_text,
@@ -22,6 +23,16 @@ from kprofile.inputs.pickles.values import (
 )
 
 _PLAIN = frozenset({str, float, bool, type(None), int})
+CELL_TARGETS = frozenset(
+    {
+        "pandas._unpickle_timestamp",
+        "datetime.datetime",
+        "datetime.date",
+        "datetime.time",
+        "datetime.timedelta",
+        "numpy.scalar",
+    }
+)
 _CHUNK = 4096
 
 
@@ -61,11 +72,14 @@ def checked_objects(ctx: Context, items: list[Any]) -> list[Any]:
 
 
 def _element(ctx: Context, value: Any) -> Any:
+    """One cell: a plain value, NA/NaT, or a timestamp, date, time or numpy scalar."""
     if type(value) in _PLAIN:
         return decode_value(ctx, value)
     if isinstance(value, type):
         return missing_value(value)
-    return decode_value(ctx, value)
+    if isinstance(value, Call) and value.target in CELL_TARGETS:
+        return ctx.handle(value)
+    raise RefusedPickle(f"refused {describe(value)} in an object column")
 
 
 def _check_texts(texts: list[str]) -> None:

@@ -85,18 +85,52 @@ EFFECTS: dict[int, tuple[int, int]] = {
     0x95: (0, 0),  # FRAME
 }
 MAX_DICT_ITEMS = 4096  # a kbench pickle has a few dozen; bounds hash-collision work
+# What the unpickler allocates per opcode, in bytes, roughly (CPython 3.11, 64-bit):
+# the object made plus a stack or container slot. Text payloads are counted once for
+# the whole file (at most 4 bytes per byte, as UCS-4). Unlisted opcodes: 8.
+COSTS = {
+    **dict.fromkeys(b"]\x85", 64),  # EMPTY_LIST, TUPLE1
+    **dict.fromkeys(b"}\x86(", 72),  # EMPTY_DICT, TUPLE2, MARK (its slot and more)
+    **dict.fromkeys(b"\x87Rb\x81\x92", 80),  # TUPLE3; a call's record
+    **dict.fromkeys(b"JMGILF\x8a\x8b", 48),  # numbers that are new objects
+    **dict.fromkeys(b"XTUVSBC\x8c\x8d\x8e\x96", 72),  # text and bytes objects
+    **dict.fromkeys(b"pqr\x94", 16),  # memo slots (the memo doubles)
+    0x98: 200,  # READONLY_BUFFER: a memoryview
+}
+PER_ITEM = {0x74: 8, 0x6C: 8, 0x65: 8, 0x64: 100, 0x75: 100}  # TUPLE LIST APPENDS ...
+COST_PER_FILE_BYTE = 16
+COST_BASE = 64 * 2**20
+# Opcodes rare in real pickles go through a slower, general check; a stream made of
+# them is refused past this many, so the scan stays fast whatever the input.
+SLOW_BASE = 100_000
+SLOW_PER_FILE_BYTE = 1 / 32
+
+
+def _simple() -> list[tuple[int, int, int, int] | None]:
+    """Opcode -> (popped, net change of depth, cost, bytes) for the fixed-size opcodes
+    that need no other check: the scan's second fast path."""
+    table: list[tuple[int, int, int, int] | None] = [None] * 256
+    for op, size in FIXED.items():
+        if op not in MEMO_PUT | MEMO_GET | {0x80, 0x95, 0x73}:
+            popped, pushed = EFFECTS[op]
+            table[op] = (popped, pushed - popped, COSTS.get(op, 8), 1 + size)
+    return table
+
+
+SIMPLE = _simple()
 
 
 class Stack:
     """Depth, marks, memo size and dict items of the stack the unpickler will build."""
 
-    __slots__ = ("depth", "marks", "memo", "dict_items")
+    __slots__ = ("depth", "marks", "memo", "dict_items", "cost")
 
     def __init__(self) -> None:
         self.depth = 0
         self.marks: list[int] = []
         self.memo = 0
         self.dict_items = 0
+        self.cost = 0
 
     @property
     def floor(self) -> int:
@@ -111,7 +145,9 @@ class Stack:
         popped, pushed = EFFECTS[op]
         self.pop(popped)
         self.depth += pushed
+        self.cost += COSTS.get(op, 8)
         if op == 0x73:  # SETITEM
+            self.cost += 100
             self._items(1)
 
     def memoize(self, index: int | None) -> None:
@@ -128,6 +164,7 @@ class Stack:
         self.depth += 1
 
     def mark_op(self, op: int) -> None:
+        self.cost += COSTS.get(op, 8)
         if op == 0x28:  # MARK
             self.marks.append(self.depth)
             return
@@ -138,6 +175,7 @@ class Stack:
             raise RefusedPickle("not a valid pickle (no MARK)")
         mark = self.marks.pop()
         items = self.depth - mark
+        self.cost += PER_ITEM.get(op, 0) * items
         self.depth = mark
         if op in b"tld":  # TUPLE, LIST, DICT: the items become one object
             self.depth += 1
@@ -152,6 +190,12 @@ class Stack:
         if self.dict_items > MAX_DICT_ITEMS:
             raise RefusedPickle(f"refused: more than {MAX_DICT_ITEMS} dict items")
 
-    def stop(self) -> None:
+    def stop(self, limit: int) -> None:
+        """The end of the stream: one object built, within the ``limit`` of cost."""
         if self.depth != 1 or self.marks:
             raise RefusedPickle("not a valid pickle (STOP with a malformed stack)")
+        if self.cost > limit:
+            raise RefusedPickle(
+                f"refused: unpickling would need over {COST_PER_FILE_BYTE}x the file "
+                "size in memory"
+            )

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, NoReturn, cast
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
 
 _UNSET = object()
+_NO_KEYWORDS: Mapping[str, Any] = MappingProxyType({})
 
 
 class Call:
@@ -25,15 +26,15 @@ class Call:
     __slots__ = ("target", "args", "kwargs", "_state")
     target: str
     args: tuple[Any, ...]
-    kwargs: dict[str, Any]
+    kwargs: Mapping[str, Any]
     _state: Any
 
     def __init__(
-        self, target: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, target: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
     ) -> None:
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "args", args)
-        object.__setattr__(self, "kwargs", kwargs)
+        object.__setattr__(self, "kwargs", kwargs or _NO_KEYWORDS)
         object.__setattr__(self, "_state", _UNSET)
 
     @property

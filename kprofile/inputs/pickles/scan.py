@@ -6,19 +6,25 @@ reading them, and keys with colliding hashes make dict building quadratic. This 
 walks every opcode without building anything and refuses a stream unless each opcode
 is one a DataFrame pickle uses, each length fits in the file, each memo index is at
 most the number of memo entries made so far, the stack and mark discipline holds, and
-dict items and integers are few and short. It is linear in the file size.
+dict items and integers are few and short, and the objects it would build fit in a
+fixed multiple of the file size. It is linear in the file size.
 """
 
 from __future__ import annotations
 
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.opcodes import (
+    COST_BASE,
+    COST_PER_FILE_BYTE,
     FIXED,
     FORBIDDEN,
     LENGTH_BYTES,
     MARK_OPS,
     MEMO_GET,
     MEMO_PUT,
+    SIMPLE,
+    SLOW_BASE,
+    SLOW_PER_FILE_BYTE,
     TEXT_LINES,
     Stack,
 )
@@ -34,25 +40,59 @@ def scan(data: bytes) -> None:
 
 def _scan(data: bytes) -> None:
     stack = Stack()
-    depth = memo = i = 0
+    limit = (COST_PER_FILE_BYTE - 4) * len(data) + COST_BASE  # 4: text payloads
+    slow_left = SLOW_BASE + int(len(data) * SLOW_PER_FILE_BYTE)
+    depth = memo = cost = floor = i = 0
     while True:
         op = data[i]  # IndexError past the end: truncated
         if op == 0x94:  # MEMOIZE: the commonest opcode, with short strings
             memo += 1
+            cost += 16
             i += 1
-        elif op == 0x8C:  # SHORT_BINUNICODE
+        elif op == 0x8C or op == 0x58:  # SHORT_BINUNICODE, BINUNICODE
             depth += 1
-            i += 2 + data[i + 1]
+            cost += 72
+            i += 2 + data[i + 1] if op == 0x8C else 5 + _u32(data, i)
         elif op == 0x68 or op == 0x6A:  # BINGET, LONG_BINGET (the unpickler checks)
             depth += 1
+            cost += 8
             i += 2 if op == 0x68 else 5
+        elif op == 0x71 or op == 0x72:  # BINPUT, LONG_BINPUT: never past the memo
+            if (data[i + 1] if op == 0x71 else _u32(data, i)) > memo:
+                raise RefusedPickle("not a valid pickle (memo index out of order)")
+            memo += 1
+            cost += 16
+            i += 2 if op == 0x71 else 5
+        elif SIMPLE[op] is not None:
+            popped, change, spent, width = SIMPLE[op]  # type: ignore[misc]
+            if depth - popped < floor:
+                raise RefusedPickle("not a valid pickle (stack underflow)")
+            depth += change
+            cost += spent
+            i += width
         else:
-            stack.depth, stack.memo = depth, memo
+            slow_left -= 1
+            stack.depth, stack.memo, stack.cost = depth, memo, cost
             if op == 0x2E:  # STOP
-                stack.stop()
+                stack.stop(limit)
                 return
+            if slow_left < 0 or cost > limit:
+                _too_costly(slow_left)
             i = _other(data, i, op, stack)
-            depth, memo = stack.depth, stack.memo
+            depth, memo, cost, floor = stack.depth, stack.memo, stack.cost, stack.floor
+
+
+def _u32(data: bytes, i: int) -> int:
+    return int.from_bytes(data[i + 1 : i + 5], "little")
+
+
+def _too_costly(slow_left: int) -> None:
+    if slow_left < 0:
+        raise RefusedPickle("refused: too many unusual opcodes for a result pickle")
+    raise RefusedPickle(
+        f"refused: unpickling would need over {COST_PER_FILE_BYTE}x the file size "
+        "in memory"
+    )
 
 
 def _other(data: bytes, i: int, op: int, stack: Stack) -> int:
