@@ -22,13 +22,19 @@ from kprofile.inputs.pickles.scalars import raw_bytes
 ARRAY_TARGETS = ("numpy._reconstruct", "numpy._frombuffer")
 
 
-def decode_array(ctx: Context, value: Any) -> np.ndarray[Any, Any]:
-    """An array as numpy pickles it (``_reconstruct`` + BUILD, or ``_frombuffer``)."""
+def decode_array(
+    ctx: Context, value: Any, *, unchecked: bool = False
+) -> np.ndarray[Any, Any]:
+    """An array as numpy pickles it (``_reconstruct`` + BUILD, or ``_frombuffer``).
+
+    ``unchecked``: an object array's elements are left for the caller to validate
+    (a StringArray checks each is text), see ``objects.object_array``.
+    """
     call = ctx.call(value, *ARRAY_TARGETS)
     ctx.spend(elements=1)
     if call.target == "numpy._frombuffer":
         return _frombuffer(ctx, call)
-    return _reconstruct(ctx, call)
+    return _reconstruct(ctx, call, unchecked)
 
 
 def array_value(ctx: Context, call: Call) -> np.ndarray[Any, Any]:
@@ -45,7 +51,7 @@ def _frombuffer(ctx: Context, call: Call) -> np.ndarray[Any, Any]:
     return _numeric(ctx, data, decode_dtype(ctx, dtype), _shape(shape), order)
 
 
-def _reconstruct(ctx: Context, call: Call) -> np.ndarray[Any, Any]:
+def _reconstruct(ctx: Context, call: Call, unchecked: bool) -> np.ndarray[Any, Any]:
     # _reconstruct(ndarray, (0,), b'b') then BUILD (1, shape, dtype, fortran, data)
     args, state = call.args, call.state
     if len(args) != 3 or not is_global(args[0], "numpy.ndarray") or call.kwargs:
@@ -58,7 +64,7 @@ def _reconstruct(ctx: Context, call: Call) -> np.ndarray[Any, Any]:
     dtype, dims = decode_dtype(ctx, dtype_record), _shape(shape)
     order = "F" if fortran else "C"
     if dtype.kind == "O":
-        return object_array(ctx, data, dims, order)
+        return object_array(ctx, data, dims, order, unchecked=unchecked)
     return _numeric(ctx, raw_bytes(ctx, data), dtype, dims, order)
 
 

@@ -26,9 +26,9 @@ Handler = Callable[["Context", Call], Any]
 class Context:
     """What one file may still spend, and how to decode a value of any kind."""
 
-    def __init__(self, file_size: int, handlers: Mapping[str, Handler]) -> None:
-        self.bytes_left = BYTES_PER_FILE_BYTE * file_size + BYTES_BASE
-        self.elements_left = file_size + ELEMENTS_BASE
+    def __init__(self, data: bytes, handlers: Mapping[str, Handler]) -> None:
+        self.bytes_left = BYTES_PER_FILE_BYTE * len(data) + BYTES_BASE
+        self.elements_left = len(data) + ELEMENTS_BASE
         self.depth = 0
         self._handlers = handlers
 
@@ -69,9 +69,16 @@ class Context:
             raise RefusedPickle(
                 f"refused {shown(call.target)} here: not a result value"
             )
-        self.spend(elements=1)
-        with self.nested():
+        self.elements_left -= 1
+        if self.elements_left < 0:
+            self.spend()  # raises
+        self.depth += 1  # as nested(), without a generator per cell
+        if self.depth > MAX_DEPTH:
+            raise RefusedPickle(f"refused: nested deeper than {MAX_DEPTH} levels")
+        try:
             return handler(self, call)
+        finally:
+            self.depth -= 1
 
 
 def describe(value: Any) -> str:

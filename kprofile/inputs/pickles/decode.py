@@ -40,7 +40,7 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
     alone is returned as one. Raises ``RefusedPickle`` for anything else.
     """
     tree = unpickle(data)
-    ctx = Context(len(data), HANDLERS)
+    ctx = Context(data, HANDLERS)
     try:
         if isinstance(tree, dict):
             kept = {k: v for k, v in tree.items() if k not in skip}

@@ -27,7 +27,7 @@ MASKED = {
     "pandas.BooleanArray": ("b", pd.arrays.BooleanArray),
 }
 BACKED = {
-    "pandas.StringArray": "OU",
+    "pandas.StringArray": "O",
     "pandas.DatetimeArray": "M",
     "pandas.TimedeltaArray": "m",
 }
@@ -68,12 +68,11 @@ def _backed(ctx: Context, call: Call) -> list[Any]:
     if kind is None or len(state) not in (2, 3) or not _plain_attributes(state[2:]):
         raise RefusedPickle(f"refused pandas array {describe(call.args[0])}")
     dtype_record, values_record = state[0], state[1]
+    if kind == "pandas.StringArray":
+        return _string_columns(ctx, dtype_record, values_record)
     values = decode_array(ctx, values_record)
     if values.dtype.kind not in BACKED[kind] or values.ndim not in (1, 2):
         raise RefusedPickle(f"refused {kind} over {values.dtype} values")
-    if kind == "pandas.StringArray":
-        dtype: Any = string_dtype(ctx, dtype_record)
-        return [_build(pd.array, column, dtype=dtype) for column in rows(values)]
     if kind == "pandas.DatetimeArray":
         dtype = datetime_dtype(ctx, dtype_record, values.dtype)
         return [_datetimes(column, dtype) for column in rows(values)]
@@ -92,6 +91,27 @@ def _plain_attributes(extra: tuple[Any, ...]) -> bool:
         and set(attributes) <= {"_freq", "_cache"}
         and attributes.get("_freq") is None
     )
+
+
+def _string_columns(ctx: Context, dtype_record: Any, values: Any) -> list[Any]:
+    """StringArray columns. First without element checks: the StringArray class
+    (pandas 3) refuses anything but text and missing values; if it refuses, or is
+    pandas 2's, every element is checked and ``pd.array`` converts NA records."""
+    dtype = string_dtype(ctx, dtype_record)
+    array = _text_array(decode_array(ctx, values, unchecked=True))
+    try:
+        columns = [pd.arrays.StringArray(c, dtype=dtype) for c in rows(array)]  # type: ignore[call-arg]
+        ctx.spend(elements=array.size)
+        return columns
+    except (TypeError, ValueError):
+        array = _text_array(decode_array(ctx, values))
+        return [_build(pd.array, column, dtype=dtype) for column in rows(array)]
+
+
+def _text_array(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if values.dtype.kind != "O" or values.ndim not in (1, 2):
+        raise RefusedPickle(f"refused a StringArray over {values.dtype} values")
+    return values
 
 
 def _datetimes(column: np.ndarray[Any, Any], dtype: Any) -> Any:

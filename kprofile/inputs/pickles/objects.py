@@ -37,9 +37,13 @@ _CHUNK = 4096
 
 
 def object_array(
-    ctx: Context, data: Any, shape: tuple[int, ...], order: str
+    ctx: Context, data: Any, shape: tuple[int, ...], order: str, *, unchecked: bool
 ) -> np.ndarray[Any, Any]:
-    """An object array of ``shape`` from the list numpy pickles for it."""
+    """An object array of ``shape`` from the list numpy pickles for it.
+
+    ``unchecked`` skips the element checks (and their element budget) when every
+    element is ASCII text; the caller validates the elements again itself.
+    """
     if type(data) is not list:
         raise RefusedPickle(f"refused object array data of type {describe(data)}")
     count = math.prod(shape)
@@ -47,10 +51,13 @@ def object_array(
         raise RefusedPickle(
             f"refused an object array of shape {shape} with {len(data)} items"
         )
-    ctx.spend(elements=count, nbytes=8 * count)
-    values = checked_objects(ctx, data)
-    array = np.empty(count, dtype=object)
-    array[:] = values
+    if unchecked and _all_ascii_text(data):
+        ctx.spend(nbytes=8 * count)
+        values = data
+    else:
+        ctx.spend(elements=count, nbytes=8 * count)
+        values = checked_objects(ctx, data)
+    array = np.fromiter(values, dtype=object, count=count)
     return array.reshape(shape, order=order)  # type: ignore[call-overload]
 
 
@@ -82,8 +89,18 @@ def _element(ctx: Context, value: Any) -> Any:
     raise RefusedPickle(f"refused {describe(value)} in an object column")
 
 
+def _all_ascii_text(items: list[Any]) -> bool:
+    """Whether every item is ASCII text (``isascii`` reads a flag, scans nothing)."""
+    try:
+        return all(map(str.isascii, items))
+    except TypeError:  # not all text
+        return False
+
+
 def _check_texts(texts: list[str]) -> None:
     """Refuse lone surrogates in bulk: join chunks, check those not ASCII."""
+    if _all_ascii_text(texts):
+        return
     for start in range(0, len(texts), _CHUNK):
         joined = "".join(texts[start : start + _CHUNK])
         if not joined.isascii():

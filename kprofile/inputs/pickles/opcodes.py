@@ -103,7 +103,7 @@ COST_BASE = 64 * 2**20
 # Opcodes rare in real pickles go through a slower, general check; a stream made of
 # them is refused past this many, so the scan stays fast whatever the input.
 SLOW_BASE = 100_000
-SLOW_PER_FILE_BYTE = 1 / 32
+SLOW_PER_FILE_BYTE = 1 / 8  # e.g. MARK and TUPLE of a Timestamp cell: 2 per ~25 bytes
 
 
 def _simple() -> list[tuple[int, int, int, int] | None]:

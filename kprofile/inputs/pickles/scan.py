@@ -12,6 +12,8 @@ fixed multiple of the file size. It is linear in the file size.
 
 from __future__ import annotations
 
+import re
+
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.opcodes import (
     COST_BASE,
@@ -42,44 +44,60 @@ def _scan(data: bytes) -> None:
     stack = Stack()
     limit = (COST_PER_FILE_BYTE - 4) * len(data) + COST_BASE  # 4: text payloads
     slow_left = SLOW_BASE + int(len(data) * SLOW_PER_FILE_BYTE)
-    depth = memo = cost = floor = i = 0
+    # The hot opcodes only count: the stack depth is depth + texts + gets, and the
+    # cost adds theirs (see _sync) when a rarer opcode needs them.
+    depth = memo = texts = gets = cost = floor = i = 0
     while True:
         op = data[i]  # IndexError past the end: truncated
         if op == 0x94:  # MEMOIZE: the commonest opcode, with short strings
             memo += 1
-            cost += 16
             i += 1
-        elif op == 0x8C or op == 0x58:  # SHORT_BINUNICODE, BINUNICODE
-            depth += 1
-            cost += 72
-            i += 2 + data[i + 1] if op == 0x8C else 5 + _u32(data, i)
+        elif op == 0x8C:  # SHORT_BINUNICODE
+            texts += 1
+            i += 2 + data[i + 1]
         elif op == 0x68 or op == 0x6A:  # BINGET, LONG_BINGET (the unpickler checks)
-            depth += 1
-            cost += 8
-            i += 2 if op == 0x68 else 5
+            width = 2 if op == 0x68 else 5
+            if data[i + width] == op and data[i + 1] == data[i + width + 1]:
+                end = _RUNS[op].match(data, i).end()  # type: ignore[union-attr]
+                gets += (end - i) // width  # a column of one repeated value
+                i = end
+            else:
+                gets += 1
+                i += width
+        elif op == 0x58 or op == 0x8A:  # BINUNICODE (protocols 2-3), LONG1
+            texts += 1
+            i += 5 + _u32(data, i) if op == 0x58 else 2 + data[i + 1]
         elif op == 0x71 or op == 0x72:  # BINPUT, LONG_BINPUT: never past the memo
             if (data[i + 1] if op == 0x71 else _u32(data, i)) > memo:
                 raise RefusedPickle("not a valid pickle (memo index out of order)")
             memo += 1
-            cost += 16
             i += 2 if op == 0x71 else 5
         elif SIMPLE[op] is not None:
             popped, change, spent, width = SIMPLE[op]  # type: ignore[misc]
-            if depth - popped < floor:
+            if depth + texts + gets - popped < floor:
                 raise RefusedPickle("not a valid pickle (stack underflow)")
             depth += change
             cost += spent
             i += width
         else:
             slow_left -= 1
-            stack.depth, stack.memo, stack.cost = depth, memo, cost
+            stack.depth, stack.memo = depth + texts + gets, memo
+            stack.cost = cost + 72 * texts + 8 * gets + 16 * memo
             if op == 0x2E:  # STOP
                 stack.stop(limit)
                 return
-            if slow_left < 0 or cost > limit:
+            if slow_left < 0 or stack.cost > limit:
                 _too_costly(slow_left)
             i = _other(data, i, op, stack)
-            depth, memo, cost, floor = stack.depth, stack.memo, stack.cost, stack.floor
+            depth, memo, floor = stack.depth - texts - gets, stack.memo, stack.floor
+            cost = stack.cost - 72 * texts - 8 * gets - 16 * memo
+
+
+# Runs of one repeated memo read (a column holding one value), matched at C speed.
+_RUNS = {
+    0x68: re.compile(rb"(h.)\1*", re.DOTALL),
+    0x6A: re.compile(rb"(j.{4})\1*", re.DOTALL),
+}
 
 
 def _u32(data: bytes, i: int) -> int:
