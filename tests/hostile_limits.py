@@ -103,6 +103,9 @@ def _structure_bombs() -> dict[str, bytes]:
         "bomb-int-10e5000-text": b"(dp0\nS'x'\nL" + b"9" * 5001 + b"L\ns.",
         "bomb-int-long4": _meta(x=Raw(long4(b"\x01" * 2100))),
         "bomb-int-10e500-metadata": _meta(x=10**700),
+        "bomb-many-frames": pickle_of(
+            {"merged_df": frame(), "x": [Memo(frame(), 0)] + [Get(0)] * 5000}
+        ),
         "bomb-empty-lists": b"\x80\x04]" + b"]a" * 3_000_000 + b".",
         "bomb-deep-calls": _meta(
             x=Raw(
@@ -192,6 +195,32 @@ def _garbage() -> dict[str, bytes]:
 
 
 VALID_TZ = pickle_of(_tz(_zoneinfo("Europe/Paris")))
+
+
+def bounded_cases() -> dict[str, bytes]:
+    """Heavy but legitimate shapes: they may load, within the same limits."""
+    stamp = Red(
+        Glob("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
+        (1, None, None, 10),
+    )
+    cells = [Memo(stamp, 0)] + [Get(0)] * 200_000
+    shared = block(object_array(cells, (1, len(cells))), span(0, 1))
+    wide = tuple(
+        block(frombuffer(struct.pack("<q", i), dtype("i8"), (1, 1)), span(i, i + 1))
+        for i in range(10_000)
+    )
+    return {
+        "heavy-one-timestamp-in-200000-cells": result(
+            frame(
+                blocks=(shared,), columns=range_index(1), rows=range_index(len(cells))
+            )
+        ),
+        "heavy-10000-columns": result(
+            frame(blocks=wide, columns=range_index(10_000), rows=range_index(1))
+        ),
+        "heavy-4000-colliding-keys": _meta(x={k * (2**61 - 1): k for k in range(4000)}),
+        "heavy-memo-spam": b"\x80\x04N" + b"\x94" * 3_000_000 + b".",
+    }
 
 
 def limit_cases() -> dict[str, bytes]:

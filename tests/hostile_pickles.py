@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hostile_limits import VALID_TZ, limit_cases
+from hostile_limits import VALID_TZ, bounded_cases, limit_cases
 from pickle_asm import (
     INTS,
     ROWS,
@@ -35,7 +35,7 @@ from pickle_asm import (
     span,
 )
 
-__all__ = ["VALID", "VALID_TZ", "cases"]
+__all__ = ["VALID", "VALID_TZ", "bounded_cases", "cases"]
 
 # ------------------------------------------------------------------------ the attacks
 
@@ -189,6 +189,8 @@ def main(argv: list[str]) -> int:
     out, marker = Path(argv[0]), argv[1]
     out.mkdir(parents=True, exist_ok=True)
     for name, data in cases(marker).items():
+        (out / f"{name}.pkl").write_bytes(data)
+    for name, data in bounded_cases().items():
         (out / f"{name}.pkl").write_bytes(data)
     (out / "valid.pkl").write_bytes(VALID)
     (out / "valid-tz.pkl").write_bytes(VALID_TZ)

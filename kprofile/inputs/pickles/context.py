@@ -7,7 +7,7 @@ walk, and nesting is bounded explicitly instead of by Python's recursion limit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,11 +26,21 @@ Handler = Callable[["Context", Call], Any]
 class Context:
     """What one file may still spend, and how to decode a value of any kind."""
 
-    def __init__(self, data: bytes, handlers: Mapping[str, Handler]) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        handlers: Mapping[str, Handler],
+        shared: Collection[str] = (),
+    ) -> None:
         self.bytes_left = BYTES_PER_FILE_BYTE * len(data) + BYTES_BASE
         self.elements_left = len(data) + ELEMENTS_BASE
         self.depth = 0
+        self.frames = 0
         self._handlers = handlers
+        self._shared = shared
+        # Immutable values (timestamps, dates, zones) decoded once per record: a
+        # column can refer to one record a million times through the memo.
+        self._done: dict[int, tuple[Call, Any]] = {}
 
     def spend(self, *, elements: int = 0, nbytes: int = 0) -> None:
         """Count work and memory; refuse once either exceeds what the file allows."""
@@ -76,7 +86,12 @@ class Context:
         if self.depth > MAX_DEPTH:
             raise RefusedPickle(f"refused: nested deeper than {MAX_DEPTH} levels")
         try:
-            return handler(self, call)
+            if call.target not in self._shared:
+                return handler(self, call)
+            done = self._done.get(id(call))
+            if done is None:
+                done = self._done[id(call)] = (call, handler(self, call))
+            return done[1]
         finally:
             self.depth -= 1
 

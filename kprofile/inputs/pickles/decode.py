@@ -33,6 +33,22 @@ HANDLERS: Mapping[str, Handler] = {
 }
 
 
+# Handlers whose results are immutable, so one record read many times is decoded once.
+SHARED = frozenset(
+    {
+        "datetime.datetime",
+        "datetime.date",
+        "datetime.time",
+        "datetime.timedelta",
+        "datetime.timezone",
+        "pandas._unpickle_timestamp",
+        "numpy.scalar",
+        "_codecs.encode",
+        "builtins.bytes",
+    }
+)
+
+
 def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
     """The value a result pickle holds, as plain data and pandas objects.
 
@@ -40,7 +56,7 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
     alone is returned as one. Raises ``RefusedPickle`` for anything else.
     """
     tree = unpickle(data)
-    ctx = Context(data, HANDLERS)
+    ctx = Context(data, HANDLERS, SHARED)
     try:
         if isinstance(tree, dict):
             kept = {k: v for k, v in tree.items() if k not in skip}

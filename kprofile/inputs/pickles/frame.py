@@ -21,11 +21,15 @@ from kprofile.inputs.pickles.records import Call, instance_of
 from kprofile.inputs.pickles.values import decode_value
 
 MAX_ATTRS = 1000
+MAX_FRAMES = 16  # kbench writes two (merged_df, build_df)
 
 
 def decode_frame(ctx: Context, call: Call) -> pd.DataFrame:
     if instance_of(call) != "pandas.DataFrame" or not isinstance(call.state, dict):
         raise RefusedPickle("refused a DataFrame without the state pandas writes")
+    ctx.frames += 1
+    if ctx.frames > MAX_FRAMES:
+        raise RefusedPickle(f"refused: more than {MAX_FRAMES} DataFrames in one file")
     state = call.state
     if state.get("_typ", "dataframe") != "dataframe":
         raise RefusedPickle("refused a DataFrame of another type")
@@ -121,7 +125,9 @@ def _assemble(placed: list[Any], columns: pd.Index, index: pd.Index) -> pd.DataF
         frame.columns = columns
     except (ValueError, TypeError) as exc:
         raise RefusedPickle(f"refused a DataFrame ({type(exc).__name__})") from None
-    return frame
+    # One block per column: past a hundred, pandas warns on every insert; a copy
+    # consolidates them as the pickled frame had them.
+    return frame.copy() if len(placed) > 100 else frame
 
 
 def _with_attributes(

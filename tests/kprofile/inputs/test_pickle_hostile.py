@@ -52,6 +52,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     marker = out / "PWNED"
     for name, data in hostile_pickles.cases(marker).items():
         (out / f"{name}.pkl").write_bytes(data)
+    for name, data in hostile_pickles.bounded_cases().items():
+        (out / f"{name}.pkl").write_bytes(data)
     (out / "valid.pkl").write_bytes(hostile_pickles.VALID)
     (out / "valid-tz.pkl").write_bytes(hostile_pickles.VALID_TZ)
     return out
@@ -74,6 +76,18 @@ def test_hostile_pickle_is_refused_and_nothing_ran(
     assert "RecursionError" not in answer["message"]
     assert answer["events"] == [["open", str(path)]]  # its own file, nothing else
     assert not (folder / "PWNED").exists()
+
+
+@pytest.mark.parametrize("name", sorted(hostile_pickles.bounded_cases()))
+def test_heavy_shapes_load_or_are_refused_within_the_limits(
+    answers: dict[str, dict[str, Any]], name: str
+) -> None:
+    answer = answers[name]  # the worker survived them under its CPU and memory caps
+    assert answer["outcome"] in ("loaded", "refused"), answer
+    assert "MemoryError" not in answer["message"]
+    # compile: the spec parser's ast.literal_eval, after decoding (kprofile.inputs.spec)
+    events = [e for e in answer["events"] if e[0] != "compile"]
+    assert events == [["open", answer["path"]]]
 
 
 def test_the_valid_twins_load_so_each_case_differs_only_by_its_attack(
