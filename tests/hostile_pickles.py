@@ -21,6 +21,7 @@ from pickle_asm import (
     VALID,
     Build,
     Glob,
+    New,
     Raw,
     Red,
     block,
@@ -28,6 +29,7 @@ from pickle_asm import (
     emit,
     frame,
     frombuffer,
+    index,
     object_array,
     pickle_of,
     range_index,
@@ -178,10 +180,49 @@ def _placements() -> dict[str, bytes]:
     return found
 
 
+def _categorical(categories: Any, codes: bytes) -> Any:
+    dtype_ = Build(
+        New(Glob("pandas", "CategoricalDtype")),
+        {"categories": categories, "ordered": False},
+    )
+    backed = Red(
+        Glob("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
+        (Glob("pandas", "Categorical"), 82904607, None),
+    )
+    values = frombuffer(codes, dtype("i1", "|"), (len(codes),))
+    return result(
+        frame(
+            blocks=(block(Build(backed, (dtype_, values)), span(0, 1)),) + _spec_block()
+        )
+    )
+
+
+def _categoricals() -> dict[str, bytes]:
+    """Categorical codes index the categories: they must stay inside them."""
+    two = index("Index", {"data": object_array(["a", "b"], (2,)), "name": None})
+    twice = index("Index", {"data": object_array(["a", "a"], (2,)), "name": None})
+    return {
+        "categorical-code-out-of-range": _categorical(two, bytes([0, 99, 1])),
+        "categorical-negative-code": _categorical(two, bytes([0, 0xF0, 1])),
+        "categorical-duplicate-categories": _categorical(twice, bytes([0, 1, 1])),
+        "categorical-1e9-categories": _categorical(
+            range_index(10**9), bytes([0, 1, 1])
+        ),
+        "categorical-20000-categories": _categorical(
+            range_index(20_000), bytes([0, 1, 1])
+        ),
+    }
+
+
 def cases(marker: str | Path) -> dict[str, bytes]:
     """Every hostile case, by name; each must be refused."""
     return (
-        _code(str(marker)) | _patching() | _pointers() | _placements() | limit_cases()
+        _code(str(marker))
+        | _patching()
+        | _pointers()
+        | _placements()
+        | _categoricals()
+        | limit_cases()
     )
 
 

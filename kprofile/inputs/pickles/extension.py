@@ -19,7 +19,11 @@ from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
 from kprofile.inputs.pickles.records import Call, instance_of, is_global
-from kprofile.inputs.pickles.typed import datetime_dtype, string_dtype
+from kprofile.inputs.pickles.typed import (
+    categorical_dtype,
+    datetime_dtype,
+    string_dtype,
+)
 
 MASKED = {
     "pandas.IntegerArray": ("iu", pd.arrays.IntegerArray),
@@ -27,6 +31,7 @@ MASKED = {
     "pandas.BooleanArray": ("b", pd.arrays.BooleanArray),
 }
 BACKED = {
+    "pandas.Categorical": "iu",
     "pandas.StringArray": "O",
     "pandas.DatetimeArray": "M",
     "pandas.TimedeltaArray": "m",
@@ -73,6 +78,11 @@ def _backed(ctx: Context, call: Call) -> list[Any]:
     values = decode_array(ctx, values_record)
     if values.dtype.kind not in BACKED[kind] or values.ndim not in (1, 2):
         raise RefusedPickle(f"refused {kind} over {values.dtype} values")
+    if kind == "pandas.Categorical":
+        categories = categorical_dtype(ctx, dtype_record)
+        return [
+            _build(pd.Categorical.from_codes, c, dtype=categories) for c in rows(values)
+        ]
     if kind == "pandas.DatetimeArray":
         dtype = datetime_dtype(ctx, dtype_record, values.dtype)
         return [_datetimes(column, dtype) for column in rows(values)]

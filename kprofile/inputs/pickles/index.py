@@ -1,5 +1,5 @@
 """Row and column indexes: ``Index`` over a validated array, ``RangeIndex`` from three
-bounded integers, ``DatetimeIndex`` over a validated DatetimeArray."""
+bounded integers, ``DatetimeIndex`` and ``CategoricalIndex`` over validated arrays."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ from kprofile.inputs.pickles.extension import decode_columns
 from kprofile.inputs.pickles.records import is_global
 from kprofile.inputs.pickles.values import decode_value
 
-_KINDS = ("pandas.Index", "pandas.RangeIndex", "pandas.DatetimeIndex")
+_KINDS = (
+    "pandas.Index",
+    "pandas.RangeIndex",
+    "pandas.DatetimeIndex",
+    "pandas.CategoricalIndex",
+)
 
 
 def decode_index(ctx: Context, value: Any) -> pd.Index:
@@ -42,6 +47,8 @@ def decode_index(ctx: Context, value: Any) -> pd.Index:
     (column,) = _one(decode_columns(ctx, data))
     if kind == "pandas.DatetimeIndex":
         return _build(pd.DatetimeIndex, column, name=name)
+    if kind == "pandas.CategoricalIndex":
+        return _build(pd.CategoricalIndex, column, name=name)
     return _build(pd.Index, column, dtype=column.dtype, name=name)
 
 

@@ -87,6 +87,19 @@ ALIASES: dict[str, tuple[tuple[str, str], ...]] = {
         ("pandas", "BooleanDtype"),
         ("pandas.core.arrays.boolean", "BooleanDtype"),
     ),
+    "pandas.Categorical": (
+        ("pandas", "Categorical"),
+        ("pandas.arrays", "Categorical"),
+        ("pandas.core.arrays.categorical", "Categorical"),
+    ),
+    "pandas.CategoricalIndex": (
+        ("pandas", "CategoricalIndex"),
+        ("pandas.core.indexes.category", "CategoricalIndex"),
+    ),
+    "pandas.CategoricalDtype": (
+        ("pandas", "CategoricalDtype"),
+        ("pandas.core.dtypes.dtypes", "CategoricalDtype"),
+    ),
     "pandas.StringArray": (
         *((m, "StringArray") for m in _PANDAS_ARRAYS),
         ("pandas.core.arrays.string_", "StringArray"),

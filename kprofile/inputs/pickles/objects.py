@@ -26,6 +26,7 @@ _PLAIN = frozenset({str, float, bool, type(None), int})
 CELL_TARGETS = frozenset(
     {
         "pandas._unpickle_timestamp",
+        "pandas._timedelta_unpickle",
         "datetime.datetime",
         "datetime.date",
         "datetime.time",

@@ -124,3 +124,12 @@ def codecs_encode(ctx: Context, call: Call) -> bytes:
         return text.encode("latin-1")
     except UnicodeEncodeError:
         raise RefusedPickle("refused _codecs.encode: not latin-1 text") from None
+
+
+def timedelta_scalar(ctx: Context, call: Call) -> pd.Timedelta:
+    """``_timedelta_unpickle(value, reso)``: a pandas Timedelta."""
+    value, reso = _ints(_plain(call, (2,)), "a Timedelta")
+    if reso not in _RESOLUTIONS:
+        raise RefusedPickle("refused a Timedelta of an unknown unit")
+    unit: Any = _RESOLUTIONS[reso]
+    return _build(pd.Timedelta, np.timedelta64(value, unit))

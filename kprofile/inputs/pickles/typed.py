@@ -66,3 +66,29 @@ def datetime_dtype(ctx: Context, value: Any, values: np.dtype[Any]) -> Any:
         return pd.DatetimeTZDtype(unit=unit, tz=tz)
     except (ValueError, TypeError) as exc:
         raise RefusedPickle(f"refused DatetimeTZDtype ({exc})") from None
+
+
+MAX_CATEGORIES = 10_000  # pandas hashes them; bounds collision work
+
+
+def categorical_dtype(ctx: Context, value: Any) -> pd.CategoricalDtype:
+    """``CategoricalDtype`` from its state: a checked Index of at most
+    ``MAX_CATEGORIES`` unique values, and ``ordered``."""
+    from kprofile.inputs.pickles.index import decode_index
+
+    call = ctx.call(value, "pandas.CategoricalDtype", "copyreg._reconstructor")
+    state = call.state
+    if instance_of(call) != "pandas.CategoricalDtype" or not isinstance(state, dict):
+        raise RefusedPickle("refused a malformed CategoricalDtype")
+    if not set(state) <= {"categories", "ordered", "_ordered", "categories_dtype"}:
+        raise RefusedPickle("refused a CategoricalDtype with other attributes")
+    ordered = state.get("ordered", state.get("_ordered", False))
+    if type(ordered) is not bool:
+        raise RefusedPickle("refused a CategoricalDtype whose ordered is not a bool")
+    categories = decode_index(ctx, state.get("categories"))
+    if len(categories) > MAX_CATEGORIES:
+        raise RefusedPickle(f"refused a Categorical of {len(categories)} categories")
+    try:
+        return pd.CategoricalDtype(categories, ordered=ordered)
+    except (ValueError, TypeError) as exc:
+        raise RefusedPickle(f"refused CategoricalDtype ({exc})") from None

@@ -136,6 +136,11 @@ def _dtype_columns() -> dict[str, Any]:
             datetime.timezone(datetime.timedelta(hours=-5))
         ),
         "timedelta": pd.to_timedelta([1, 2, 3], unit="min"),
+        "category": pd.Categorical(
+            ["x", None, "y"], categories=["y", "x"], ordered=True
+        ),
+        "category-int": pd.Categorical([3, 1, 3]),
+        "object-timedeltas": np.array([pd.Timedelta(1, "s"), None, "x"], dtype=object),
     }
 
 
@@ -159,6 +164,7 @@ def test_each_dtype_round_trips_in_each_protocol(column: str, protocol: int) -> 
         pd.DataFrame({"a": [1, 2]}).set_flags(allows_duplicate_labels=False),
         pd.DataFrame(columns=["a", "b"]),
         pd.DataFrame({7: [1], 8: [2]}),
+        pd.DataFrame({"a": [1, 2]}, index=pd.CategoricalIndex(["r", "s"], name="c")),
     ],
     ids=[
         "fortran",
@@ -170,6 +176,7 @@ def test_each_dtype_round_trips_in_each_protocol(column: str, protocol: int) -> 
         "flags",
         "empty",
         "int-labels",
+        "categoricalindex",
     ],
 )
 @pytest.mark.parametrize("protocol", [2, 5])
@@ -190,6 +197,7 @@ def test_metadata_values_round_trip() -> None:
         "day": datetime.date(2025, 3, 4),
         "clock": datetime.time(10, 15, 7),
         "took": datetime.timedelta(days=1, seconds=5),
+        "elapsed": pd.Timedelta(1500, unit="ms"),
         "stamp": pd.Timestamp("2025-03-04 10:15", tz="Europe/Paris"),
         "np-float": np.float64(1.5),
         "np-int": np.int32(-7),
