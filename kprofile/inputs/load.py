@@ -126,6 +126,10 @@ def _load_pickle(path: str) -> Results:
         raise KprofileError(
             path, f"expected a kbench result dict, got a {type(payload).__name__}"
         )
+    if not frame.columns.is_unique:  # valid pandas, but no column can be chosen
+        twice = frame.columns[frame.columns.duplicated()].unique()[:3]
+        names = ", ".join(repr(name) for name in twice)
+        raise KprofileError(path, f"columns named more than once: {names}")
     return _results(path, "pkl", frame, meta)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Collection, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from kprofile.inputs.pickles import arrays, frame, scalars, timezones, values
@@ -16,22 +17,24 @@ from kprofile.inputs.pickles.unpickler import unpickle
 MAX_FILE_BYTES = 4 * 2**30
 SKIPPED = ("build_df",)  # kbench writes it; kprofile never reads it
 
-HANDLERS: Mapping[str, Handler] = {
-    "pandas.DataFrame": frame.decode_frame,
-    "copyreg._reconstructor": frame.decode_frame,
-    "datetime.datetime": scalars.datetime_of,
-    "datetime.date": scalars.date_of,
-    "datetime.time": scalars.time_of,
-    "datetime.timedelta": scalars.timedelta_value,
-    "datetime.timezone": timezones.fixed_offset,
-    "pandas._unpickle_timestamp": scalars.timestamp_of,
-    "pandas._timedelta_unpickle": scalars.timedelta_scalar,
-    "numpy.scalar": arrays.scalar_value,
-    "_codecs.encode": scalars.codecs_encode,
-    "builtins.bytes": scalars.codecs_encode,
-    "numpy._reconstruct": arrays.array_value,
-    "numpy._frombuffer": arrays.array_value,
-}
+HANDLERS: Mapping[str, Handler] = MappingProxyType(
+    {
+        "pandas.DataFrame": frame.decode_frame,
+        "copyreg._reconstructor": frame.decode_frame,
+        "datetime.datetime": scalars.datetime_of,
+        "datetime.date": scalars.date_of,
+        "datetime.time": scalars.time_of,
+        "datetime.timedelta": scalars.timedelta_value,
+        "datetime.timezone": timezones.fixed_offset,
+        "pandas._unpickle_timestamp": scalars.timestamp_of,
+        "pandas._timedelta_unpickle": scalars.timedelta_scalar,
+        "numpy.scalar": arrays.scalar_value,
+        "_codecs.encode": scalars.codecs_encode,
+        "builtins.bytes": scalars.codecs_encode,
+        "numpy._reconstruct": arrays.array_value,
+        "numpy._frombuffer": arrays.array_value,
+    }
+)
 
 
 # Handlers whose results are immutable, so one record read many times is decoded once.

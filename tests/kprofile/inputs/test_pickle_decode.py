@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from kprofile.errors import InvalidInputError
 from kprofile.inputs.load import load_results
 from kprofile.inputs.pickles import RefusedPickle, decode_pickle
 
@@ -229,3 +230,14 @@ def test_pyarrow_strings_are_refused_with_a_hint() -> None:
 def test_a_bare_frame_is_returned_as_a_frame() -> None:
     frame = pd.DataFrame({"spec": ["k/BM=1", "k/BM=2"], "met (ms)": [1.0, 2.0]})
     assert_same(decode_pickle(pickle.dumps(frame)), frame)
+
+
+def test_the_loader_refuses_a_frame_with_a_column_named_twice(tmp_path: Path) -> None:
+    frame = pd.DataFrame([[1.0, 2.0, 3]], columns=["met (ms)", "met (ms)", "x"])
+    path = tmp_path / "twice.pkl"
+    path.write_bytes(pickle.dumps({"merged_df": frame}))
+    with pytest.raises(InvalidInputError) as caught:
+        load_results(str(path))
+    assert str(caught.value) == (
+        f"Invalid pkl [{path}]: columns named more than once: 'met (ms)'"
+    )
