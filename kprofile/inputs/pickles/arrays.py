@@ -90,7 +90,9 @@ def _numeric(
         )
     ctx.spend(nbytes=len(data))
     flat = np.frombuffer(data, dtype=dtype, count=count)
-    if not flat.flags.writeable:  # bytes are read-only; pandas expects writable
+    if dtype.kind == "b":  # a bool byte other than 0 or 1 is not a bool numpy expects
+        flat = flat.view(np.uint8) != 0
+    elif not flat.flags.writeable:  # bytes are read-only; pandas expects writable
         flat = flat.copy()
     return flat.reshape(shape, order=order)  # type: ignore[call-overload]
 

@@ -241,3 +241,12 @@ def test_the_loader_refuses_a_frame_with_a_column_named_twice(tmp_path: Path) ->
     assert str(caught.value) == (
         f"Invalid pkl [{path}]: columns named more than once: 'met (ms)'"
     )
+
+
+def test_bool_bytes_other_than_0_and_1_become_true() -> None:
+    frame = pd.DataFrame({"flag": [True, False, True]})
+    data = pickle.dumps(frame, protocol=5)
+    forged = data.replace(b"\x01\x00\x01", b"\x41\x00\xff", 1)
+    assert forged != data
+    decoded = decode_pickle(forged)["flag"].to_numpy()
+    assert decoded.view(np.uint8).tolist() == [1, 0, 1]
