@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import hostile_pickles
+import pandas as pd
 import pytest
 
 from kprofile.inputs.pickles import RefusedPickle, decode_pickle
@@ -145,21 +146,22 @@ def test_a_good_file_after_hostile_ones_gives_identical_results(folder: Path) ->
 
 
 def test_stand_ins_cannot_be_patched_or_called_into_code() -> None:
+    contains = pd.Index.__contains__
     index = resolve("pandas.core.indexes.base", "Index")
+    assert index is not pd.Index and not issubclass(index, pd.Index)
     with pytest.raises(RefusedPickle, match="refused setting '__contains__'"):
         index.__contains__ = None  # type: ignore[assignment,method-assign]
     with pytest.raises(RefusedPickle, match="refused BUILD on the global"):
-        index.__setstate__({"x": 1})  # type: ignore[attr-defined]
-    record = index(1, 2)
+        index.__setstate__({"__contains__": 1})  # type: ignore[attr-defined]
+    record = index(1, 2)  # what REDUCE does: a record, not an Index
     assert isinstance(record, Call) and record.args == (1, 2)
     with pytest.raises(RefusedPickle, match="refused setting 'args'"):
         record.args = ()  # type: ignore[misc]
     record.__setstate__({"a": 1})
     with pytest.raises(RefusedPickle, match="refused a second BUILD"):
         record.__setstate__({"a": 2})
-    import pandas as pd
-
-    assert index is not pd.Index and not hasattr(index, "__contains__x")
+    assert pd.Index.__contains__ is contains
+    assert resolve("pandas", "Index") is index  # one stand-in, shared and immutable
 
 
 @pytest.mark.parametrize(
