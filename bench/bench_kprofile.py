@@ -1,14 +1,18 @@
-"""Time the real ``kprofile`` command on large kbench pickles: wall time and peak memory.
+"""Time the real ``kprofile`` command on large kbench pickles: wall, CPU, peak memory.
 
     python bench/bench_kprofile.py              # 100,000 and 1,000,000 rows
     python bench/bench_kprofile.py --rows 100000 --repeat 5
+    python bench/bench_kprofile.py --source /tmp/old-checkout   # another version
 
 For each size it writes a kbench-format pickle into a temporary folder (10 tuning
 parameters of mixed types, a shape, a few failed runs), then runs ``kprofile`` in a
-subprocess for each view and prints the best wall time of ``--repeat`` runs and the
-peak RSS of the kprofile process (``resource.getrusage(RUSAGE_CHILDREN)`` measured in a
-fresh wrapper process per run) against the DataFrame's in-memory size
-(``memory_usage(deep=True)``). Output goes to /dev/null, as when piped.
+subprocess for each view and prints the best wall time of ``--repeat`` runs, the CPU
+time (user + system) of that run, which varies less on a busy machine, and the peak RSS
+of the kprofile process (``resource.getrusage(RUSAGE_CHILDREN)`` measured in a fresh
+wrapper process per run) against the DataFrame's in-memory size
+(``memory_usage(deep=True)``). Output goes to /dev/null, as when piped. ``--source``
+runs the kprofile package found in another checkout instead of the installed command,
+to compare two versions on the same files.
 """
 
 from __future__ import annotations
@@ -36,8 +40,13 @@ import resource, subprocess, sys, time
 start = time.perf_counter()
 code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 wall = time.perf_counter() - start
-print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code)
 """
+SOURCE = (
+    "import sys; sys.path.insert(0, {!r}); "
+    "from kprofile.cli import main; sys.exit(main())"
+)
 
 
 def make_frame(rows: int, seed: int = 0) -> pd.DataFrame:
@@ -83,9 +92,9 @@ def make_frame(rows: int, seed: int = 0) -> pd.DataFrame:
     )
 
 
-def measure(command: list[str], repeat: int) -> tuple[float, float]:
-    """Best wall time (s) and the peak RSS (MiB) over ``repeat`` runs."""
-    best, peak = float("inf"), 0.0
+def measure(command: list[str], repeat: int) -> tuple[float, float, float]:
+    """Best wall time (s), its CPU time (s), peak RSS (MiB) of ``repeat`` runs."""
+    best, cpu, peak = float("inf"), 0.0, 0.0
     for _ in range(repeat):
         out = subprocess.run(
             [sys.executable, "-c", WRAPPER, *command],
@@ -93,12 +102,13 @@ def measure(command: list[str], repeat: int) -> tuple[float, float]:
             text=True,
             check=True,
         )
-        wall, rss_kib, code = out.stdout.split()
+        wall, used, rss_kib, code = out.stdout.split()
         if code != "0":
             raise SystemExit(f"kprofile failed ({code}): {' '.join(command)}")
-        best = min(best, float(wall))
+        if float(wall) < best:
+            best, cpu = float(wall), float(used)
         peak = max(peak, int(rss_kib) / 1024)
-    return best, peak
+    return best, cpu, peak
 
 
 def main() -> int:
@@ -107,44 +117,49 @@ def main() -> int:
     )
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--source", help="a checkout whose kprofile package to run")
     args = parser.parse_args()
-    kprofile = shutil.which("kprofile") or sys.exit(
-        "kprofile is not on PATH: pip install -e ."
-    )
+    if args.source:
+        kprofile = [sys.executable, "-c", SOURCE.format(str(Path(args.source)))]
+    else:
+        kprofile = [
+            shutil.which("kprofile")
+            or sys.exit("kprofile is not on PATH: pip install -e .")
+        ]
     tmp = Path(tempfile.mkdtemp(prefix="kprofile-bench-"))
     try:
-        startup, _ = measure([kprofile, "--help"], args.repeat)
+        startup, _, _ = measure([*kprofile, "--help"], args.repeat)
         print(f"kprofile --help (start-up): {startup:.2f} s")
         for rows in args.rows:
-            frame = make_frame(rows)
-            size = frame.memory_usage(deep=True).sum() / 2**20
-            path = tmp / f"bench_{rows}.pkl"
-            path.write_bytes(
-                pickle.dumps(
-                    {
-                        "merged_df": frame,
-                        "name": "bench_matmul",
-                        "file": "bench_matmul.mojo",
-                    },
-                    protocol=5,
-                )
-            )
-            del frame
-            print(
-                f"\n{rows:,} rows: DataFrame {size:.0f} MiB in memory, pickle {path.stat().st_size / 2**20:.0f} MiB"
-            )
-            print(
-                f"{'view':<16}{'wall (s)':>10}{'peak RSS (MiB)':>16}{'RSS / table':>13}"
-            )
-            for label, extra in VIEWS.items():
-                if rows > 200_000 and label not in ("default", "--top 0.05"):
-                    continue
-                command = [kprofile, str(path), *(a.format(tmp=tmp) for a in extra)]
-                wall, peak = measure(command, args.repeat)
-                print(f"{label:<16}{wall:>10.2f}{peak:>16.0f}{peak / size:>13.2f}")
+            bench_rows(kprofile, rows, tmp, args.repeat)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def bench_rows(kprofile: list[str], rows: int, tmp: Path, repeat: int) -> None:
+    """Write a pickle of ``rows`` rows and time each view on it."""
+    frame = make_frame(rows)
+    size = frame.memory_usage(deep=True).sum() / 2**20
+    path = tmp / f"bench_{rows}.pkl"
+    payload = {"merged_df": frame, "name": "bench_matmul", "file": "bench_matmul.mojo"}
+    path.write_bytes(pickle.dumps(payload, protocol=5))
+    del frame, payload
+    print(
+        f"\n{rows:,} rows: DataFrame {size:.0f} MiB in memory, "
+        f"pickle {path.stat().st_size / 2**20:.0f} MiB"
+    )
+    print(
+        f"{'view':<16}{'wall (s)':>10}{'cpu (s)':>9}{'peak RSS (MiB)':>16}"
+        f"{'RSS / table':>13}"
+    )
+    for label, extra in VIEWS.items():
+        if rows > 200_000 and label not in ("default", "--top 0.05"):
+            continue
+        command = [*kprofile, str(path), *(a.format(tmp=tmp) for a in extra)]
+        wall, cpu, peak = measure(command, repeat)
+        ratio = peak / size
+        print(f"{label:<16}{wall:>10.2f}{cpu:>9.2f}{peak:>16.0f}{ratio:>13.2f}")
 
 
 if __name__ == "__main__":

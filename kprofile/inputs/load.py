@@ -23,9 +23,9 @@ from hooks.errors import CodegenError
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
+from kprofile.inputs.pickles import RefusedPickle, read_pickle
 from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.specyaml import expand_spec
-from kprofile.inputs.unpickle import RefusedPickle, restricted_load
 from kprofile.options import DEFAULT_MAX_ROWS
 
 MESH_IDX = "mesh_idx"
@@ -119,11 +119,11 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
 
 def _load_pickle(path: str) -> Results:
     try:
-        with open(path, "rb") as handle:
-            payload = restricted_load(handle)
+        payload = read_pickle(path)  # data only: nothing in the file is run
     except RefusedPickle as exc:
         raise KprofileError(path, str(exc)) from None
     meta: Mapping[str, Any] = {}
+    frame: Any
     if isinstance(payload, pd.DataFrame):
         frame = payload
     elif isinstance(payload, dict):
@@ -141,7 +141,35 @@ def _load_pickle(path: str) -> Results:
         raise KprofileError(
             path, f"expected a kbench result dict, got a {type(payload).__name__}"
         )
-    return _results(path, "pkl", frame, meta)
+    if not frame.columns.is_unique:  # valid pandas, but no column can be chosen
+        twice = frame.columns[frame.columns.duplicated()].unique()[:3]
+        names = ", ".join(repr(name) for name in twice)
+        raise KprofileError(path, f"columns named more than once: {names}")
+    frame, warnings = _rows_with_a_spec(frame, path)
+    return dataclasses.replace(_results(path, "pkl", frame, meta), warnings=warnings)
+
+
+def _rows_with_a_spec(
+    frame: pd.DataFrame, path: str
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """A row without a spec string has no parameters: it is left out, never ranked
+    (as a truncated CSV row is), with a warning naming its position."""
+    if SPEC not in frame.columns:
+        return frame, ()
+    spec = frame[SPEC]
+    has = spec.map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)
+    if has.all():
+        return frame, ()
+    missing = np.flatnonzero(~has)
+    shown = ", ".join(str(i) for i in missing[:10]) + (
+        ", ..." if len(missing) > 10 else ""
+    )
+    rows = "row" if len(missing) == 1 else "rows"
+    left = f"{len(missing)} {rows} without a spec left out ({rows} {shown})"
+    warning = f"{path}: warning: {left}"
+    if has.any():
+        return frame[has], (warning,)
+    raise KprofileError(path, "no row has a spec string: nothing to analyze")
 
 
 def _load_yaml(path: str, max_rows: int) -> Results:

@@ -1,11 +1,13 @@
-"""CSV results: rows cut short or without a spec are left out with a warning naming
-the file and line, never ranked; the rest loads exactly as if they were not there."""
+"""Rows that cannot be ranked are left out with a warning naming where they were:
+truncated CSV rows and rows without a spec, in CSVs and in pickles; the rest loads
+exactly as if they were not there. Binary CSVs are refused."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from kprofile.cli import main
@@ -145,4 +147,30 @@ def test_the_best_entry_is_never_a_truncated_row(
     )
     assert "best spec: bench/BM=128/STAGES=4" in out
     assert "nan" not in out
+    assert "BM: 128" in (tmp_path / "best.yaml").read_text()
+
+
+def test_pickle_rows_without_a_spec_are_left_out_with_a_warning(
+    tmp_path: Path,
+    kb_write: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The pickle twin of a truncated CSV row: no spec, a tiny metric, never best."""
+    import pickle
+
+    path = kb_write(
+        "r.pkl", [{"BM": 128, "met (ms)": 1.0}, {"BM": 64, "met (ms)": 2.0}]
+    )
+    payload = pd.read_pickle(path)
+    frame = payload["merged_df"]
+    frame.loc[len(frame)] = [2, "bench", 0.0001, 10, None, ""]
+    path.write_bytes(pickle.dumps(payload))
+    monkeypatch.chdir(tmp_path)
+    assert main([str(path), "-o", "best"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines()[0] == (
+        f"{path}: warning: 1 row without a spec left out (row 2)"
+    )
+    assert "best spec: bench/BM=128" in out
     assert "BM: 128" in (tmp_path / "best.yaml").read_text()

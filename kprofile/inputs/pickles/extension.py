@@ -1,0 +1,153 @@
+"""pandas extension arrays, rebuilt by public constructors from validated arrays.
+
+``StringArray``, ``DatetimeArray`` and ``TimedeltaArray`` pickle as an
+``NDArrayBacked`` record whose state holds a dtype and a numpy array; the masked arrays
+(``Int64``, ``boolean``, ``Float64``...) as a record whose state holds ``_data`` and
+``_mask``. Each becomes a list of one-dimensional columns (two-dimensional backing
+arrays hold one row per column of the block).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kprofile.inputs.pickles.arrays import ARRAY_TARGETS, decode_array
+from kprofile.inputs.pickles.context import Context, describe
+from kprofile.inputs.pickles.dtypes import decode_dtype
+from kprofile.inputs.pickles.errors import RefusedPickle, shown
+from kprofile.inputs.pickles.records import Call, instance_of, is_global
+from kprofile.inputs.pickles.typed import (
+    categorical_dtype,
+    datetime_dtype,
+    string_dtype,
+)
+
+MASKED = {
+    "pandas.IntegerArray": ("iu", pd.arrays.IntegerArray),
+    "pandas.FloatingArray": ("f", pd.arrays.FloatingArray),
+    "pandas.BooleanArray": ("b", pd.arrays.BooleanArray),
+}
+BACKED = {
+    "pandas.Categorical": "iu",
+    "pandas.StringArray": "O",
+    "pandas.DatetimeArray": "M",
+    "pandas.TimedeltaArray": "m",
+}
+
+
+MAX_COLUMNS = 10_000  # a kbench frame has about a dozen
+
+
+def rows(array: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
+    """The columns a (columns, rows) block array holds; a 1-D array is one column."""
+    if array.ndim == 1:
+        return [array]
+    if array.shape[0] > MAX_COLUMNS:  # an empty (2**40, 0) array is a few bytes
+        raise RefusedPickle(f"refused a block of {array.shape[0]} columns")
+    return list(array)
+
+
+def decode_columns(ctx: Context, value: Any) -> list[Any]:
+    """The block values of ``value`` as one-dimensional columns."""
+    if isinstance(value, Call) and value.target in ARRAY_TARGETS:
+        array = decode_array(ctx, value)
+        if array.ndim != 2:
+            raise RefusedPickle("refused a numpy block that is not two-dimensional")
+        return rows(array)
+    call = ctx.call(value, "pandas.NDArrayBacked", "copyreg._reconstructor", *MASKED)
+    ctx.spend(elements=1)
+    if call.target == "pandas.NDArrayBacked":
+        return _backed(ctx, call)
+    return _masked(ctx, call)
+
+
+def _backed(ctx: Context, call: Call) -> list[Any]:
+    # __pyx_unpickle_NDArrayBacked(cls, checksum, None) + BUILD (dtype, ndarray[, {}])
+    if len(call.args) != 3 or call.kwargs or not isinstance(call.state, tuple):
+        raise RefusedPickle("refused a malformed pandas array")
+    kind = next((k for k in BACKED if is_global(call.args[0], k)), None)
+    state = call.state
+    if kind is None or len(state) not in (2, 3) or not _plain_attributes(state[2:]):
+        raise RefusedPickle(f"refused pandas array {describe(call.args[0])}")
+    dtype_record, values_record = state[0], state[1]
+    if kind == "pandas.StringArray":
+        return _string_columns(ctx, dtype_record, values_record)
+    values = decode_array(ctx, values_record)
+    if values.dtype.kind not in BACKED[kind] or values.ndim not in (1, 2):
+        raise RefusedPickle(f"refused {kind} over {values.dtype} values")
+    if kind == "pandas.Categorical":
+        categories = categorical_dtype(ctx, dtype_record)
+        return [
+            _build(pd.Categorical.from_codes, c, dtype=categories) for c in rows(values)
+        ]
+    if kind == "pandas.DatetimeArray":
+        dtype = datetime_dtype(ctx, dtype_record, values.dtype)
+        return [_datetimes(column, dtype) for column in rows(values)]
+    if values.dtype != decode_dtype(ctx, dtype_record):
+        raise RefusedPickle("refused a TimedeltaArray whose dtype disagrees")
+    return [_build(pd.array, column) for column in rows(values)]
+
+
+def _plain_attributes(extra: tuple[Any, ...]) -> bool:
+    """pandas 2 adds a dict of attributes: no frequency, and a cache left unread."""
+    if not extra:
+        return True
+    (attributes,) = extra
+    return (
+        isinstance(attributes, dict)
+        and set(attributes) <= {"_freq", "_cache"}
+        and attributes.get("_freq") is None
+    )
+
+
+def _string_columns(ctx: Context, dtype_record: Any, values: Any) -> list[Any]:
+    """StringArray columns. First without element checks: the StringArray class
+    (pandas 3) refuses anything but text and missing values; if it refuses, or is
+    pandas 2's, every element is checked and ``pd.array`` converts NA records."""
+    dtype = string_dtype(ctx, dtype_record)
+    array = _text_array(decode_array(ctx, values, unchecked=True))
+    try:
+        columns = [pd.arrays.StringArray(c, dtype=dtype) for c in rows(array)]  # type: ignore[call-arg]
+        ctx.spend(elements=array.size)
+        return columns
+    except (TypeError, ValueError):
+        array = _text_array(decode_array(ctx, values))
+        return [_build(pd.array, column, dtype=dtype) for column in rows(array)]
+
+
+def _text_array(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if values.dtype.kind != "O" or values.ndim not in (1, 2):
+        raise RefusedPickle(f"refused a StringArray over {values.dtype} values")
+    return values
+
+
+def _datetimes(column: np.ndarray[Any, Any], dtype: Any) -> Any:
+    index = _build(pd.DatetimeIndex, column)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        index = index.tz_localize("UTC").tz_convert(dtype.tz)
+    return index.array
+
+
+def _masked(ctx: Context, call: Call) -> list[Any]:
+    target = instance_of(call)
+    if target not in MASKED or not isinstance(call.state, dict):
+        raise RefusedPickle(f"refused pandas array {shown(target)}")
+    kinds, factory = MASKED[target]
+    state = call.state
+    data = decode_array(ctx, state.get("_data"))
+    mask = decode_array(ctx, state.get("_mask"))
+    if data.dtype.kind not in kinds or mask.dtype != bool or data.shape != mask.shape:
+        raise RefusedPickle(f"refused {target} over {data.dtype} values")
+    if data.ndim not in (1, 2):
+        raise RefusedPickle(f"refused {target} of {data.ndim} dimensions")
+    return [_build(factory, d, m) for d, m in zip(rows(data), rows(mask))]
+
+
+def _build(factory: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return factory(*args, **kwargs)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise RefusedPickle(f"refused a pandas array ({type(exc).__name__})") from None

@@ -1,0 +1,108 @@
+"""Object arrays: a list of checked Python values, never pointers read from bytes.
+
+Elements may be text, bounded integers, floats, booleans, None, and the records of
+pandas' NA/NaT and timestamps. A column of a million strings is checked in bulk (the
+set of element types, then the text in chunks) so it costs little next to reading it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from kprofile.inputs.pickles.context import Context, describe
+from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.records import Call
+from kprofile.inputs.pickles.values import (
+    check_int,
+    check_text,
+    decode_value,
+    missing_value,
+)
+
+_PLAIN = frozenset({str, float, bool, type(None), int})
+CELL_TARGETS = frozenset(
+    {
+        "pandas._unpickle_timestamp",
+        "pandas._timedelta_unpickle",
+        "datetime.datetime",
+        "datetime.date",
+        "datetime.time",
+        "datetime.timedelta",
+        "numpy.scalar",
+    }
+)
+_CHUNK = 4096
+
+
+def object_array(
+    ctx: Context, data: Any, shape: tuple[int, ...], order: str, *, unchecked: bool
+) -> np.ndarray[Any, Any]:
+    """An object array of ``shape`` from the list numpy pickles for it.
+
+    ``unchecked`` skips the element checks (and their element budget) when every
+    element is ASCII text; the caller validates the elements again itself.
+    """
+    if type(data) is not list:
+        raise RefusedPickle(f"refused object array data of type {describe(data)}")
+    count = math.prod(shape)
+    if len(data) != count:
+        raise RefusedPickle(
+            f"refused an object array of shape {shape} with {len(data)} items"
+        )
+    if unchecked and _all_ascii_text(data):
+        ctx.spend(nbytes=8 * count)
+        values = data
+    else:
+        ctx.spend(elements=count, nbytes=8 * count)
+        values = checked_objects(ctx, data)
+    array = np.fromiter(values, dtype=object, count=count)
+    return array.reshape(shape, order=order)  # type: ignore[call-overload]
+
+
+def checked_objects(ctx: Context, items: list[Any]) -> list[Any]:
+    """``items`` with every element checked, records decoded; refused otherwise."""
+    kinds = set(map(type, items))
+    if kinds <= _PLAIN:
+        if str in kinds:
+            _check_texts(
+                [v for v in items if type(v) is str] if len(kinds) > 1 else items
+            )
+        if int in kinds:
+            for value in items:
+                if type(value) is int:
+                    check_int(value)
+        return items
+    with ctx.nested():
+        return [_element(ctx, value) for value in items]
+
+
+def _element(ctx: Context, value: Any) -> Any:
+    """One cell: a plain value, NA/NaT, or a timestamp, date, time or numpy scalar."""
+    if type(value) in _PLAIN:
+        return decode_value(ctx, value)
+    if isinstance(value, type):
+        return missing_value(value)
+    if isinstance(value, Call) and value.target in CELL_TARGETS:
+        return ctx.handle(value)
+    raise RefusedPickle(f"refused {describe(value)} in an object column")
+
+
+def _all_ascii_text(items: list[Any]) -> bool:
+    """Whether every item is ASCII text (``isascii`` reads a flag, scans nothing)."""
+    try:
+        return all(map(str.isascii, items))
+    except TypeError:  # not all text
+        return False
+
+
+def _check_texts(texts: list[str]) -> None:
+    """Refuse lone surrogates in bulk: join chunks, check those not ASCII."""
+    if _all_ascii_text(texts):
+        return
+    for start in range(0, len(texts), _CHUNK):
+        joined = "".join(texts[start : start + _CHUNK])
+        if not joined.isascii():
+            check_text(joined)

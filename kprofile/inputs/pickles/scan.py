@@ -1,0 +1,190 @@
+"""A pass over the opcode stream before the unpickler sees it.
+
+The C unpickler trusts some fields of the stream: a memo index of 2**28 makes it
+allocate and clear 4 GiB, a length field makes it allocate that many bytes before
+reading them, and keys with colliding hashes make dict building quadratic. This scan
+walks every opcode without building anything and refuses a stream unless each opcode
+is one a DataFrame pickle uses, each length fits in the file, each memo index is at
+most the number of memo entries made so far, the stack and mark discipline holds, and
+dict items and integers are few and short, and the objects it would build fit in a
+fixed multiple of the file size. It is linear in the file size.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.opcodes import (
+    COST_BASE,
+    COST_PER_FILE_BYTE,
+    FIXED,
+    FORBIDDEN,
+    LENGTH_BYTES,
+    MARK_OPS,
+    MEMO_GET,
+    MEMO_PUT,
+    SIMPLE,
+    SLOW_BASE,
+    SLOW_PER_FILE_BYTE,
+    TEXT_LINES,
+    Stack,
+)
+
+
+def scan(data: bytes) -> None:
+    """Refuse ``data`` unless it is a well-formed pickle within this module's bounds."""
+    try:
+        _scan(data)
+    except IndexError:
+        raise RefusedPickle("not a valid pickle (Ran out of input)") from None
+
+
+def _scan(data: bytes) -> None:
+    stack = Stack()
+    limit = (COST_PER_FILE_BYTE - 4) * len(data) + COST_BASE  # 4: text payloads
+    slow_left = SLOW_BASE + int(len(data) * SLOW_PER_FILE_BYTE)
+    # The hot opcodes only count: the stack depth is depth + texts + gets, and the
+    # cost adds theirs (see _sync) when a rarer opcode needs them.
+    depth = memo = texts = gets = cost = floor = i = 0
+    while True:
+        op = data[i]  # IndexError past the end: truncated
+        if op == 0x94:  # MEMOIZE: the commonest opcode, with short strings
+            memo += 1
+            i += 1
+        elif op == 0x8C:  # SHORT_BINUNICODE
+            texts += 1
+            i += 2 + data[i + 1]
+        elif op == 0x68 or op == 0x6A:  # BINGET, LONG_BINGET (the unpickler checks)
+            width = 2 if op == 0x68 else 5
+            if data[i + width] == op and data[i + 1] == data[i + width + 1]:
+                end = _RUNS[op].match(data, i).end()  # type: ignore[union-attr]
+                gets += (end - i) // width  # a column of one repeated value
+                i = end
+            else:
+                gets += 1
+                i += width
+        elif op == 0x58 or op == 0x8A:  # BINUNICODE (protocols 2-3), LONG1
+            texts += 1
+            i += 5 + _u32(data, i) if op == 0x58 else 2 + data[i + 1]
+        elif op == 0x71 or op == 0x72:  # BINPUT, LONG_BINPUT: never past the memo
+            if (data[i + 1] if op == 0x71 else _u32(data, i)) > memo:
+                raise RefusedPickle("not a valid pickle (memo index out of order)")
+            memo += 1
+            i += 2 if op == 0x71 else 5
+        elif SIMPLE[op] is not None:
+            popped, change, spent, width = SIMPLE[op]  # type: ignore[misc]
+            if depth + texts + gets - popped < floor:
+                raise RefusedPickle("not a valid pickle (stack underflow)")
+            depth += change
+            cost += spent
+            i += width
+        else:
+            slow_left -= 1
+            stack.depth, stack.memo = depth + texts + gets, memo
+            stack.cost = cost + 72 * texts + 8 * gets + 16 * memo
+            if op == 0x2E:  # STOP
+                stack.stop(limit)
+                return
+            if slow_left < 0 or stack.cost > limit:
+                _too_costly(slow_left)
+            i = _other(data, i, op, stack)
+            depth, memo, floor = stack.depth - texts - gets, stack.memo, stack.floor
+            cost = stack.cost - 72 * texts - 8 * gets - 16 * memo
+
+
+# Runs of one repeated memo read (a column holding one value), matched at C speed.
+_RUNS = {
+    0x68: re.compile(rb"(h.)\1*", re.DOTALL),
+    0x6A: re.compile(rb"(j.{4})\1*", re.DOTALL),
+}
+
+
+def _u32(data: bytes, i: int) -> int:
+    return int.from_bytes(data[i + 1 : i + 5], "little")
+
+
+def _too_costly(slow_left: int) -> None:
+    if slow_left < 0:
+        raise RefusedPickle("refused: too many unusual opcodes for a result pickle")
+    raise RefusedPickle(
+        f"refused: unpickling would need over {COST_PER_FILE_BYTE}x the file size "
+        "in memory"
+    )
+
+
+def _other(data: bytes, i: int, op: int, stack: Stack) -> int:
+    """Check one less frequent opcode at ``i``; return the offset of the next one."""
+    if op in FORBIDDEN:
+        raise RefusedPickle(
+            f"refused opcode {FORBIDDEN[op]}: not part of a result pickle"
+        )
+    size = FIXED.get(op)
+    if size is not None:
+        return _fixed(data, i, op, size, stack)
+    if op in LENGTH_BYTES:
+        return _counted(data, i, op, stack)
+    if op in TEXT_LINES:
+        return _text(data, i, op, stack)
+    if op in MARK_OPS:
+        stack.mark_op(op)
+        return i + 1
+    raise RefusedPickle(f"not a valid pickle (unknown opcode 0x{op:02x} at {i})")
+
+
+def _fixed(data: bytes, i: int, op: int, size: int, stack: Stack) -> int:
+    end = i + 1 + size
+    if end > len(data):
+        raise IndexError(end)
+    arg = int.from_bytes(data[i + 1 : end], "little")
+    if op == 0x80 and arg > 5:  # PROTO
+        raise RefusedPickle(f"not a valid pickle (unsupported protocol {arg})")
+    if op == 0x95 and arg > len(data) - end:  # FRAME
+        raise IndexError(arg)
+    if op in MEMO_PUT:
+        stack.memoize(arg)
+    elif op in MEMO_GET:
+        stack.get(arg)
+    else:
+        stack.effect(op)
+    return end
+
+
+def _counted(data: bytes, i: int, op: int, stack: Stack) -> int:
+    width, signed, limit = LENGTH_BYTES[op]
+    start = i + 1 + width
+    if start > len(data):
+        raise IndexError(start)
+    length = int.from_bytes(data[i + 1 : start], "little", signed=signed)
+    if length < 0 or length > len(data) - start:
+        raise RefusedPickle(
+            f"not a valid pickle (a length of {length} bytes at {i} overruns the file)"
+        )
+    if limit is not None and length > limit:
+        raise RefusedPickle(f"refused an integer of {length} bytes: too large")
+    stack.effect(op)
+    return start + length
+
+
+def _text(data: bytes, i: int, op: int, stack: Stack) -> int:
+    """Protocol 0 opcodes whose arguments are newline-terminated lines."""
+    lines, longest = TEXT_LINES[op]
+    end = i + 1
+    line = b""
+    for _ in range(lines):
+        newline = data.find(b"\n", end)
+        if newline < 0:
+            raise IndexError(end)
+        if longest is not None and newline - end > longest:
+            raise RefusedPickle(f"refused a text argument at {i}: over {longest} bytes")
+        line, end = data[end:newline], newline + 1
+    if op in MEMO_PUT or op in MEMO_GET:
+        if not line.isdigit():
+            raise RefusedPickle(f"not a valid pickle (memo index {line[:12]!r})")
+        if op in MEMO_GET:
+            stack.get(int(line))
+        else:
+            stack.memoize(int(line))
+    else:
+        stack.effect(op)
+    return end
