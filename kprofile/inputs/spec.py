@@ -23,7 +23,8 @@ _SCALARS = (bool, int, float, str)
 
 
 def parse_value(text: str) -> Any:
-    """A spec value as the literal it spells (``128``, ``True``, ``0.5``, ``'x'``) or the text."""
+    """A spec value as the literal it spells (``128``, ``True``, ``0.5``, ``'x'``) or
+    the text."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -39,7 +40,7 @@ def parse_token(token: str) -> tuple[str, Any]:
 
 
 def parse_spec(spec: str) -> dict[str, Any]:
-    """One spec string as a dict (the first segment, the file stem, is not a parameter)."""
+    """One spec string as a dict (the first segment, the file stem, is no parameter)."""
     return dict(parse_token(t) for t in spec.split("/")[1:] if t)
 
 
@@ -52,7 +53,7 @@ class SpecColumns:
 
 
 class _Decoder:
-    """Distinct tokens seen so far (each parsed once) and the value ids per parameter."""
+    """Distinct tokens seen so far (each parsed once), value ids per parameter."""
 
     def __init__(self, total: int) -> None:
         self.total = total
@@ -87,7 +88,7 @@ class _Decoder:
         return np.array([self.ids(t) for t in uniques], dtype=np.int64).reshape(-1, 2)
 
     def uniform(self, chunk: np.ndarray, start: int) -> bool:
-        """Fast path: every spec in the chunk has the same parameter at each position."""
+        """Fast path: every spec in the chunk has one parameter at each position."""
         try:
             flat = "/".join(chunk).split("/")
         except TypeError:  # a missing spec
@@ -129,7 +130,7 @@ class _Decoder:
 
 
 def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
-    """Decode every spec string into one array per parameter (missing entries are NA)."""
+    """Every spec string decoded into one array per parameter (missing: NA)."""
     values = np.asarray(specs, dtype=object)
     decoder = _Decoder(len(values))
     collecting = gc.isenabled()

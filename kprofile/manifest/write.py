@@ -15,8 +15,9 @@ Plain string building, so the bytes depend only on the entries and the header fa
 ``defaults`` holds the keys equal (same type and value) in every entry; each entry
 merges it and adds its own keys, in input order. Scalars are written so that YAML 1.1
 (PyYAML) reads back the same type: strings that would read as numbers, booleans or null
-are quoted, floats always carry a dot or an exponent YAML accepts (``kprofile.manifest.scalar``,
-the renderer ``--update`` uses too, with its ``explicit`` quoting).
+are quoted, floats always carry a dot or an exponent YAML accepts
+(``kprofile.manifest.scalar``, the renderer ``--update`` uses too, with its ``explicit``
+quoting).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _identity(entry: Mapping[str, Any]) -> tuple[tuple[str, str, str], ...]:
 
 
 def common_keys(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Keys present in every entry with the same type and value, in the first entry's order."""
+    """Keys present in every entry with the same type and value, in the first entry's
+    order."""
     if not entries:
         return {}
     first = entries[0]
@@ -86,7 +88,7 @@ def manifest_text(
     file: str | None,
     sources: Sequence[Source],
 ) -> ManifestText:
-    """The manifest for ``entries`` (missing values dropped, exact duplicates dropped)."""
+    """The manifest for ``entries`` (missing values and exact duplicates dropped)."""
     cleaned: list[dict[str, Any]] = []
     seen: set[tuple[tuple[str, str, str], ...]] = set()
     for entry in entries:
@@ -128,5 +130,6 @@ def manifest_text(
 
 
 def manifest_path(path: str) -> str:
-    """``-o PATH`` writes PATH with a ``.yaml`` suffix (``.yml``/``.yaml`` kept as given)."""
+    """``-o PATH`` writes PATH with a ``.yaml`` suffix (``.yml``/``.yaml`` kept as
+    given)."""
     return path if path.endswith((".yaml", ".yml")) else path + ".yaml"
