@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hooks.errors import LINE_BREAKS
 from hooks.languages import DEFAULT_LANGUAGE, Language
 from hooks.render import DEFAULT_INDENT
 
@@ -32,6 +33,41 @@ class Table:
             self.target,
         )
 
+    def markers(self) -> dict[str, str]:
+        """Each marker -> what it is, for messages."""
+        return {
+            marker: f"the {what} marker {marker!r} of table '{self.name}'"
+            for what, marker in (("begin", self.begin_marker), ("end", self.end_marker))
+        }
+
 
 def default_source_label(manifest: str) -> str:
     return os.path.basename(manifest)
+
+
+def _line_break(text: str) -> str | None:
+    brk = next((c for c in text if c in LINE_BREAKS), None)
+    return None if brk is None else f"U+{ord(brk):04X}"
+
+
+def setting_problems(table: Table) -> list[tuple[str, str]]:
+    """``(setting, problem)`` for each setting that could break the target's lines."""
+    problems: list[tuple[str, str]] = []
+    for key in ("name", "begin_marker", "end_marker", "source_label"):
+        brk = _line_break(getattr(table, key))
+        if brk is not None:
+            problems.append((key, f"'{key}' contains a line break ({brk})"))
+    if table.indent.strip(" \t"):
+        problems.append(("indent", "'indent' must be a string of spaces or tabs"))
+    begin, end = table.begin_marker, table.end_marker
+    if not begin.strip() or not end.strip():
+        problems.append(("begin_marker", "a marker must not be empty or blank"))
+    elif begin in end or end in begin:
+        problems.append(
+            (
+                "end_marker",
+                f"begin marker {begin!r} and end marker {end!r}: neither may "
+                "contain the other (each must occur on exactly one line)",
+            )
+        )
+    return problems

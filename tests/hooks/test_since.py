@@ -299,7 +299,7 @@ def test_since_outside_a_git_repository(
     folder.mkdir()
     (folder / ".tuning-codegen.yaml").write_text("tables: []\n")
     monkeypatch.chdir(folder)
-    assert run(["--since", "HEAD"], capsys) == (
+    assert run(["--config", ".tuning-codegen.yaml", "--since", "HEAD"], capsys) == (
         2,
         "",
         f"{folder}: error: --since needs a git repository\n",
