@@ -1,7 +1,8 @@
 """Running a click command under the project's error policy, for both console scripts.
 
 User mistakes (``CodegenError`` and click usage errors) become one line per problem on
-stderr and exit code 2; a closed pipe (``| head``) ends quietly; anything else is a bug:
+stderr and exit code 2; a closed pipe (``| head``) ends quietly; SIGINT or SIGTERM while
+files are written exits 128 + the signal number; anything else is a bug:
 one line asking for a report and exit code 3, with the traceback only when the
 environment variable ``<PROG>_TRACEBACK`` (``TUNING_CODEGEN_TRACEBACK``,
 ``KPROFILE_TRACEBACK``) is set to a value other than ``0``. Tests call the commands'
@@ -11,6 +12,7 @@ environment variable ``<PROG>_TRACEBACK`` (``TUNING_CODEGEN_TRACEBACK``,
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -22,6 +24,7 @@ from hooks.errors import (
     EXIT_OK,
     CodegenError,
     CodegenErrors,
+    Interrupted,
     one_line,
 )
 
@@ -51,6 +54,10 @@ def run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -
     except click.exceptions.Abort:
         print(f"{prog}: error: aborted", file=sys.stderr)
         return EXIT_INPUT_ERROR
+    except Interrupted as exc:  # while writing: temporaries removed, all or nothing
+        name = signal.Signals(exc.signum).name
+        print(f"{prog}: error: interrupted by {name}", file=sys.stderr)
+        return 128 + exc.signum
     except click.ClickException as exc:
         print(one_line(f"{prog}: error: {exc.format_message()}"), file=sys.stderr)
         return EXIT_INPUT_ERROR
