@@ -44,8 +44,10 @@ def test_published_hooks_are_declared_as_the_issue_asks() -> None:
         assert hook["language"] == "python"
         assert hook["require_serial"] is True
         assert hook.get("pass_filenames", True) is True
-    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen"
-    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --check"
+        # pre-commit passes no deleted file: the hook must run anyway (issue #8)
+        assert hook["always_run"] is True
+    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen --hook"
+    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --hook --check"
 
 
 def test_changed_manifest_fails_commit_regenerates_then_passes(
