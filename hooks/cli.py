@@ -15,8 +15,7 @@ import click
 
 from hooks.clirun import run_command
 from hooks.errors import CodegenError
-from hooks.languages import LANGUAGES
-from hooks.render import DEFAULT_INDENT
+from hooks.languages import DEFAULT_INDENT, LANGUAGES
 from hooks.table import Table, default_source_label, setting_problems
 
 PROG = "tuning-codegen"

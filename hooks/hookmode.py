@@ -65,7 +65,7 @@ def check_nothing_deleted(registry: Registry) -> None:
         except OSError:
             what = "deleted or renamed"
         else:
-            spellings = {os.path.abspath(path), os.path.realpath(path)}
+            spellings = {os.path.abspath(path), registry.real_path(path)}
             if not spellings & deleted:
                 continue
             what = "removed from the index"

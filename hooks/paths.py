@@ -10,6 +10,7 @@ repository and outside its ``.git`` folder.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from hooks.errors import CodegenError
@@ -54,16 +55,47 @@ def short_path(path: str) -> str:
     return path if rel == ".." or rel.startswith(".." + os.sep) else rel
 
 
+class RealPaths:
+    """``os.path.realpath`` that resolves each folder once: a registry names hundreds
+    of files in a few folders. Make one per run; a cache kept longer could miss a
+    folder replaced by a symlink meanwhile."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        absolute = os.path.abspath(path)
+        folder, name = os.path.split(absolute)
+        try:
+            if not name or stat.S_ISLNK(os.lstat(absolute).st_mode):
+                return os.path.realpath(absolute)
+        except OSError:  # missing: realpath keeps the name as it is too
+            pass
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(folder)
+        return os.path.join(real_folder, name)
+
+
+def _parts_below(path: str, root: str) -> list[str] | None:
+    """The components of ``path`` below ``root`` (both absolute, normalized)."""
+    if path == root:
+        return []
+    prefix = root.rstrip(os.sep) + os.sep
+    return path[len(prefix) :].split(os.sep) if path.startswith(prefix) else None
+
+
 def inside_git_folder(path: str, root: str) -> bool:
     """Whether ``path`` (below ``root``) has a component named ``.git``, any case."""
-    rel = os.path.relpath(path, root)
-    return any(part.casefold() == ".git" for part in rel.split(os.sep))
+    parts = _parts_below(path, root) or []
+    return any(part.casefold() == ".git" for part in parts)
 
 
-def placement_problem(given: str, root: str) -> str | None:
-    """Why the registered path ``given`` (absolute, normalized) may not be used."""
-    real = os.path.realpath(given)
-    if os.path.commonpath([real, root]) != root:
+def placement_problem(given: str, root: str, real: str | None = None) -> str | None:
+    """Why the registered path ``given`` (absolute, normalized; ``real`` resolved)
+    may not be used."""
+    real = os.path.realpath(given) if real is None else real
+    if _parts_below(real, root) is None:
         return f"resolves outside the repository ({root})"
     if inside_git_folder(given, root) or inside_git_folder(real, root):
         return "is inside the repository's .git folder"

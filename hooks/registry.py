@@ -16,26 +16,25 @@ out of its ``.git`` folder). Two tables writing one target need markers of their
 
 from __future__ import annotations
 
-import difflib
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hooks.errors import CodegenError, CodegenErrors
-from hooks.languages import LANGUAGES
+from hooks.languages import DEFAULT_INDENT, LANGUAGES
 from hooks.manifest import compose_yaml, construct_yaml, describe_key
 from hooks.paths import (
     REGISTRY_NAME,
+    RealPaths,
     find_git_root,
     find_registry,
     placement_problem,
     short_path,
 )
-from hooks.render import DEFAULT_INDENT
 from hooks.table import Table, default_source_label, setting_problems
 from hooks.textio import read_text
 
@@ -58,20 +57,35 @@ class Registry:
     path: str
     root: str
     tables: tuple[Table, ...]
+    real: Mapping[str, str] = field(default_factory=dict)  # each path -> resolved
+
+    def real_path(self, path: str) -> str:
+        return self.real.get(path) or os.path.realpath(path)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the registry is, and the paths resolved so far."""
+
+    path: str
+    folder: Path
+    root: Path
+    resolve: RealPaths
+    real: dict[str, str]
 
 
 def load_registry(path: str | os.PathLike[str]) -> Registry:
     name = os.fspath(path)
     root_node = compose_yaml(read_text(name), name)
     folder = Path(name).resolve().parent
-    repo_root = find_git_root(folder) or folder
+    where = _Where(name, folder, find_git_root(folder) or folder, RealPaths(), {})
     tables_node = _check_top_level(root_node, name)
     errors: list[CodegenError] = []
     tables: list[Table] = []
     lines: dict[str, int] = {}
     for item in tables_node.value:
         try:
-            table = _table(item, name, folder, repo_root)
+            table = _table(item, where)
         except CodegenError as exc:
             errors.append(exc)
             continue
@@ -88,10 +102,11 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
             continue
         lines[table.name] = line
         tables.append(table)
-    errors += _shared_markers(tables, lines, name)
+    errors += _shared_markers(tables, lines, where)
     if errors:
         raise CodegenErrors(errors)
-    return Registry(name, str(repo_root), tuple(tables))
+    where.real[name] = where.resolve(name)
+    return Registry(name, str(where.root), tuple(tables), where.real)
 
 
 def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
@@ -127,6 +142,8 @@ def _check_keys(node: yaml.MappingNode, path: str) -> None:
     for key, _ in node.value:
         if isinstance(key, yaml.ScalarNode) and key.value in KNOWN_KEYS:
             continue
+        import difflib  # only when a key is wrong: keeps the hook's start-up small
+
         close = (
             difflib.get_close_matches(str(key.value), KNOWN_KEYS, n=1)
             if isinstance(key, yaml.ScalarNode)
@@ -144,7 +161,8 @@ def _check_keys(node: yaml.MappingNode, path: str) -> None:
         )
 
 
-def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
+def _table(node: yaml.Node, where: _Where) -> Table:
+    path = where.path
     if not isinstance(node, yaml.MappingNode):
         raise CodegenError(
             path, "each table must be a mapping", line=node.start_mark.line + 1
@@ -163,11 +181,14 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
     _check_values(raw, fail)
 
     def resolve(key: str, value: str) -> str:
-        full = os.path.normpath(folder / value)
-        problem = placement_problem(full, str(repo_root))
+        full = os.path.normpath(where.folder / value)
+        real = where.resolve(full)
+        problem = placement_problem(full, str(where.root), real)
         if problem is not None:
             raise fail(key, f"{key} '{value}' {problem}")
-        return short_path(full)
+        shown = short_path(full)
+        where.real[shown] = real
+        return shown
 
     variants = raw.get("snippet_variants", {})
     table = Table(
@@ -213,14 +234,14 @@ def _check_values(
 
 
 def _shared_markers(
-    tables: list[Table], lines: dict[str, int], path: str
+    tables: list[Table], lines: dict[str, int], where: _Where
 ) -> list[CodegenError]:
     """Two tables writing one target with the same marker, or a source label holding
     a marker of its target."""
     errors = []
     by_target: dict[str, list[Table]] = {}
     for table in tables:
-        by_target.setdefault(os.path.realpath(table.target), []).append(table)
+        by_target.setdefault(where.real[table.target], []).append(table)
     for group in by_target.values():
         owner: dict[str, Table] = {}
         for table in group:
@@ -229,7 +250,7 @@ def _shared_markers(
                 if first is not table:
                     errors.append(
                         CodegenError(
-                            path,
+                            where.path,
                             f"tables '{first.name}' (line {lines[first.name]}) and "
                             f"'{table.name}' both use the marker {marker!r} in "
                             f"{table.target}; each table needs markers of its own",
@@ -242,7 +263,7 @@ def _shared_markers(
             if found:
                 errors.append(
                     CodegenError(
-                        path,
+                        where.path,
                         f"table '{table.name}': source_label contains {found[0]}",
                         line=lines[table.name],
                     )

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hooks.errors import LINE_BREAKS, CodegenError, CodegenErrors
-from hooks.languages import DEFAULT_LANGUAGE, Language
+from hooks.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 from hooks.manifest import Entry
 from hooks.snippet import PLACEHOLDER, normalize_snippet
 
@@ -31,7 +31,6 @@ __all__ = [
 ]
 
 TEMPLATE_KEY = "_template"
-DEFAULT_INDENT = " " * 8
 SCALARS = (str, int, float, bool, type(None))
 VALUE_TYPES = "a string, number, boolean or null"
 

@@ -6,8 +6,8 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hooks.diff import unified_diff
 from hooks.errors import (
     EXIT_INPUT_ERROR,
     EXIT_OK,
@@ -15,10 +15,12 @@ from hooks.errors import (
     CodegenError,
     CodegenErrors,
 )
-from hooks.generate import TargetUpdate, plan, regenerate
-from hooks.paths import REGISTRY_NAME, find_registry, short_path
+from hooks.paths import REGISTRY_NAME, RealPaths, find_registry, short_path
 from hooks.registry import Registry, load_registry
 from hooks.table import Table
+
+if TYPE_CHECKING:
+    from hooks.generate import TargetUpdate
 
 PROG = "tuning-codegen"
 Label = Callable[[str], tuple[str, str]]
@@ -113,11 +115,12 @@ def affected_tables(
     registry: Registry, tables: Iterable[Table], changed: set[str]
 ) -> list[Table]:
     """Tables reading or writing a changed file; all of them if the registry changed."""
-    real = {os.path.realpath(p) for p in changed}
+    resolve = RealPaths()
+    real = {resolve(p) for p in changed}
     tables = list(tables)
-    if os.path.realpath(registry.path) in real:
+    if registry.real_path(registry.path) in real:
         return tables
-    return [t for t in tables if any(os.path.realpath(p) in real for p in t.inputs())]
+    return [t for t in tables if any(registry.real_path(p) in real for p in t.inputs())]
 
 
 def _relative(path: str, start: str) -> str:
@@ -141,6 +144,8 @@ def _run(
     git_style: bool = False,
     cwd: Path | None = None,
 ) -> int:
+    from hooks.generate import plan, regenerate  # not needed when no table is
+
     if not check:
         for update in regenerate(tables, siblings):
             names = ", ".join(t.name for t in update.stale_tables)
@@ -158,6 +163,8 @@ def _plural(count: int, word: str) -> str:
 
 
 def _print_diffs(stale: list[TargetUpdate], label: Label, *, git_style: bool) -> None:
+    from hooks.diff import unified_diff
+
     out = sys.stdout
     for update in stale:
         fromfile, tofile = label(update.path)
@@ -195,6 +202,8 @@ def _print_list(
 def table_status(table: Table, siblings: Sequence[Table] = ()) -> str:
     """fresh, stale, or ``error: ...`` for one table (its target's other regions
     checked too)."""
+    from hooks.generate import plan
+
     try:
         (update,) = plan([table], siblings)
     except CodegenErrors as exc:

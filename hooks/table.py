@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hooks.errors import LINE_BREAKS
-from hooks.languages import DEFAULT_LANGUAGE, Language
-from hooks.render import DEFAULT_INDENT
+from hooks.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def check_characters(text: str, path: str) -> None:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    """Keys and values of a mapping, items of a sequence: what an alias pulls in."""
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -58,32 +59,45 @@ def _error(node: yaml.Node, path: str, problem: str) -> CodegenError:
 
 
 def check_graph(root: yaml.Node, budget: int, path: str) -> None:
-    """Refuse a graph whose expansion exceeds ``budget`` nodes or ``MAX_DEPTH``."""
+    """Refuse a graph whose expansion exceeds ``budget`` nodes or ``MAX_DEPTH``.
+
+    Depth-first without recursion (the graph may be nested as deep as the parser
+    allows); each node is measured once, scalars without a stack entry.
+    """
     size: dict[int, int] = {}
     depth: dict[int, int] = {}
     open_nodes: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    stack: list[tuple[yaml.Node, list[yaml.Node] | None]] = [(root, None)]
     while stack:
-        node, children_done = stack.pop()
+        node, kids = stack.pop()
         key = id(node)
-        if children_done:
+        if kids is not None:  # every child measured: measure the node
             open_nodes.discard(key)
-            kids = _children(node)
-            size[key] = 1 + sum(size[id(kid)] for kid in kids)
-            depth[key] = 1 + max((depth[id(kid)] for kid in kids), default=0)
-            if size[key] > budget:
-                raise _error(
-                    node, path, f"aliases expand it to more than {budget} nodes"
-                )
-            if depth[key] > MAX_DEPTH:
-                raise _error(node, path, f"nested more than {MAX_DEPTH} levels deep")
+            size[key] = 1 + sum([size[id(kid)] for kid in kids])
+            depth[key] = 1 + max([depth[id(kid)] for kid in kids], default=0)
+            _check_measures(node, size[key], depth[key], budget, path)
             continue
         if key in size:
             continue
+        kids = _children(node)
         open_nodes.add(key)
-        stack.append((node, True))
-        for kid in _children(node):
-            if id(kid) in open_nodes:
+        stack.append((node, kids))
+        for kid in kids:
+            kid_key = id(kid)
+            if kid_key in size:
+                continue
+            if kid_key in open_nodes:
                 raise _error(kid, path, "an anchor is used inside itself")
-            if id(kid) not in size:
-                stack.append((kid, False))
+            if isinstance(kid, yaml.ScalarNode):
+                size[kid_key] = depth[kid_key] = 1
+            else:
+                stack.append((kid, None))
+
+
+def _check_measures(
+    node: yaml.Node, size: int, depth: int, budget: int, path: str
+) -> None:
+    if size > budget:
+        raise _error(node, path, f"aliases expand it to more than {budget} nodes")
+    if depth > MAX_DEPTH:
+        raise _error(node, path, f"nested more than {MAX_DEPTH} levels deep")

@@ -19,12 +19,12 @@ from hooks.errors import EXIT_INTERNAL_ERROR
 
 PLANT_CODEGEN = """\
 import sys
-import hooks.run
+import hooks.generate
 
 def broken(*args, **kwargs):
     raise KeyError("planted\\nbug")
 
-hooks.run.plan = broken
+hooks.generate.plan = broken
 from hooks.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
