@@ -106,11 +106,11 @@ class Transaction:
         info = _writable_target(shown, real)
         temp = temporary_path(real, os.getpid())
         _remove_quietly(temp)  # left by an earlier process that had our pid
+        self._temps.append(temp)  # before it exists: a signal may come at any time
         try:
             fd = os.open(temp, _CREATE, 0o600)
         except OSError as exc:
             raise cannot_write(shown, exc, "cannot create a temporary file") from None
-        self._temps.append(temp)
         try:
             _write_all(fd, text.encode("utf-8"))
             _copy_metadata(fd, info)
