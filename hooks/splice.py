@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from hooks.errors import CodegenError, CodegenErrors
 
 INDENTATION = " \t\f"
+BOM = "\ufeff"  # may start a UTF-8 file, before the first line's indentation
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ def _find_marker(
             line=second,
         )
     index = found[0]
-    if comment is not None and not is_comment_line(lines[index], comment):
+    line = lines[index].removeprefix(BOM) if index == 0 else lines[index]
+    if comment is not None and not is_comment_line(line, comment):
         raise CodegenError(
             path,
             f"{what} marker {marker!r} is not on a comment line: only indentation "

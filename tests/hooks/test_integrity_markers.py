@@ -245,3 +245,16 @@ def test_indented_comment_markers_with_tabs_and_crlf_are_accepted(
     data = path.read_bytes()
     assert b"\t # BEGIN-SMALL\r\n    # Automatically generated" in data
     assert b"\n" not in data.replace(b"\r\n", b"")
+
+
+def test_bom_before_a_marker_on_the_first_line_is_kept(
+    repo: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A UTF-8 BOM is not text before the comment prefix; it stays in place."""
+    path = Path.cwd() / PY
+    text = path.read_text()
+    path.write_bytes(("\ufeff" + text[text.index("    # BEGIN-SMALL") :]).encode())
+    assert run(["--table", "small-py"], capsys)[0] == 0
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf    # BEGIN-SMALL\n    # Automatically")
+    assert run(["--check", "--table", "small-py"], capsys) == (0, "", "")
