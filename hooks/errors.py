@@ -15,6 +15,14 @@ EXIT_INTERNAL_ERROR = 3
 # one-line message, a generated line or a marker.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _ESCAPES = {ord(c): repr(c)[1:-1] for c in LINE_BREAKS}
+# Characters a value must not bring into source code either: the other C0 and C1
+# controls (tab excepted) and the bidirectional controls that make code read
+# differently from what it is ("Trojan Source").
+CONTROLS = frozenset(
+    chr(c)
+    for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), 0x200E, 0x200F)
+    if chr(c) not in LINE_BREAKS and chr(c) != "\t"
+) | frozenset(map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
 
 
 def one_line(text: str) -> str:

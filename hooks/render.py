@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hooks.errors import LINE_BREAKS, CodegenError, CodegenErrors
+from hooks.errors import CONTROLS, LINE_BREAKS, CodegenError, CodegenErrors
 from hooks.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 from hooks.manifest import Entry
 from hooks.snippet import PLACEHOLDER, normalize_snippet
@@ -71,6 +71,9 @@ def value_problem(
             f"value of {name} contains a line break (U+{ord(brk):04X}); "
             "a value must fit on one line"
         )
+    control = next((c for c in text if c in CONTROLS), None)
+    if control is not None:
+        return f"value of {name} contains a control character (U+{ord(control):04X})"
     for marker, what in forbidden.items():
         if marker in text:
             return f"value of {name} contains {what}"

@@ -88,8 +88,26 @@ def test_value_that_is_not_a_scalar_is_refused(yaml_value: str, kind: str) -> No
     )
 
 
+CONTROL_VALUES = [("\\e[31m", "001B"), ("\\0", "0000"), ("\\x7F", "007F"),
+                  ("\\u202E", "202E"), ("\\u2066", "2066"), ("\\x9B", "009B")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("escape", "code"), CONTROL_VALUES)
+def test_value_with_a_control_character_is_refused(escape: str, code: str) -> None:
+    """Escapes, NUL and bidirectional overrides ("Trojan Source") stay out of code."""
+    manifest = parse_manifest(f'params:\n- {{X: "a{escape}b"}}\n', "m.yaml")
+    with pytest.raises(Exception) as info:
+        render_region(
+            manifest.entries, {None: "[@X]"}, source_label="m", manifest_path="m.yaml"
+        )
+    assert str(info.value) == (
+        f"m.yaml:2: error: params[0]: value of X contains a control character "
+        f"(U+{code})"
+    )
+
+
 def test_unused_non_scalar_values_are_fine_and_scalars_render() -> None:
-    text = "params:\n- {M: 1, F: 2.5, S: x, B: true, N: null, L: [1, 2]}\n"
+    text = 'params:\n- {M: 1, F: 2.5, S: "x\\ty", B: true, N: null, L: [1, 2]}\n'
     manifest = parse_manifest(text, "m.yaml")
     region = render_region(
         manifest.entries,
@@ -97,7 +115,7 @@ def test_unused_non_scalar_values_are_fine_and_scalars_render() -> None:
         source_label="m",
         manifest_path="m",
     )
-    assert region.endswith("        1 2.5 x True None,")
+    assert region.endswith("        1 2.5 x\ty True None,")
 
 
 def test_set_value_in_a_repository_names_entry_and_key(
