@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from hooks.crosscheck import shared_markers, targets_read
 from hooks.errors import CodegenError, CodegenErrors
 from hooks.languages import DEFAULT_INDENT, LANGUAGES
 from hooks.manifest import compose_yaml, construct_yaml, describe_key
@@ -102,10 +103,11 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
             continue
         lines[table.name] = line
         tables.append(table)
-    errors += _shared_markers(tables, lines, where)
+    where.real[name] = where.resolve(name)
+    errors += shared_markers(tables, lines, where.real, name)
+    errors += targets_read(tables, lines, where.real, name)
     if errors:
         raise CodegenErrors(errors)
-    where.real[name] = where.resolve(name)
     return Registry(name, str(where.root), tuple(tables), where.real)
 
 
@@ -231,44 +233,6 @@ def _check_values(
             "snippet_variants",
             "'snippet_variants' must map variant names to snippet paths",
         )
-
-
-def _shared_markers(
-    tables: list[Table], lines: dict[str, int], where: _Where
-) -> list[CodegenError]:
-    """Two tables writing one target with the same marker, or a source label holding
-    a marker of its target."""
-    errors = []
-    by_target: dict[str, list[Table]] = {}
-    for table in tables:
-        by_target.setdefault(where.real[table.target], []).append(table)
-    for group in by_target.values():
-        owner: dict[str, Table] = {}
-        for table in group:
-            for marker in (table.begin_marker, table.end_marker):
-                first = owner.setdefault(marker, table)
-                if first is not table:
-                    errors.append(
-                        CodegenError(
-                            where.path,
-                            f"tables '{first.name}' (line {lines[first.name]}) and "
-                            f"'{table.name}' both use the marker {marker!r} in "
-                            f"{table.target}; each table needs markers of its own",
-                            line=lines[table.name],
-                        )
-                    )
-        markers = {m: d for t in group for m, d in t.markers().items()}
-        for table in group:
-            found = [d for m, d in markers.items() if m in table.source_label]
-            if found:
-                errors.append(
-                    CodegenError(
-                        where.path,
-                        f"table '{table.name}': source_label contains {found[0]}",
-                        line=lines[table.name],
-                    )
-                )
-    return errors
 
 
 def _key_line(node: yaml.MappingNode, key: str) -> int:

@@ -125,3 +125,26 @@ def test_two_tables_with_one_marker_pair_are_refused(
         f"the marker 'END-TUNING-LIST-SM100-BF16' in {MOJO}; each table needs "
         "markers of its own",
     )
+
+
+@pytest.mark.parametrize(
+    ("target", "what"),
+    [
+        ("python/small.py.snippet", "the snippet of table 'small-py'"),
+        ("kernels/tuning_table_sm90_fp8.yaml", "the manifest of table 'sm90-fp8'"),
+        ("./.tuning-codegen.yaml", f"the registry {REG}"),
+    ],
+    ids=["own-snippet", "other-manifest", "registry"],
+)
+def test_a_target_that_is_also_an_input_is_refused(
+    repo: object, capsys: pytest.CaptureFixture[str], target: str, what: str
+) -> None:
+    """Writing an input would change the next run's input: the file never settles."""
+    repo.edit(REG, f"target: {PY}", f"target: {target}")  # type: ignore[attr-defined]
+    shown = target.removeprefix("./")
+    refused(
+        repo,
+        capsys,
+        f"{REG}:22: error: table 'small-py': target '{shown}' is also {what}; "
+        "a target must not be an input",
+    )
