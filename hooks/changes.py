@@ -28,10 +28,10 @@ def changed_since(ref: str, repo_dir: str) -> set[str]:
         raise CodegenError(repo_dir, "--since needs a working tree, not a bare one")
     try:
         commit = repo.commit(ref)
-    except (git.BadName, ValueError, git.GitCommandError):
-        raise CodegenError(repo_dir, _unknown(ref, repo_dir)) from None
     except git.GitCommandNotFound:
         raise CodegenError(repo_dir, "--since: git is not installed") from None
+    except Exception:  # GitPython's parser of the user's REF: BadName, IndexError...
+        raise CodegenError(repo_dir, _unknown(ref, repo_dir)) from None
     try:
         names: set[str] = set()
         for change in commit.diff(None):

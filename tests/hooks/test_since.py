@@ -266,7 +266,16 @@ def test_since_from_a_subfolder(
 
 
 @pytest.mark.parametrize(
-    "ref", ["nope", "HEAD~5", "0123456789abcdef0123456789abcdef01234567"]
+    "ref",
+    [
+        "nope",
+        "HEAD~5",
+        "0123456789abcdef0123456789abcdef01234567",
+        "@{-1}",  # GitPython raised IndexError: a traceback once
+        "HEAD:kernels",
+        "--output=written-by-git",
+        "",
+    ],
 )
 def test_unknown_ref(repo: Any, capsys: pytest.CaptureFixture[str], ref: str) -> None:
     bump_bf16(repo)
