@@ -152,7 +152,7 @@ def _plan_target(
         if table.name in generated:
             newline = line_ending(lines[region.begin])
             fresh = generated[table.name].replace("\n", newline) + newline
-            if inside(old, region) != fresh:
+            if inside(lines, region) != fresh:
                 stale.append(table)
     return TargetUpdate(shown, old, new, tuple(group), tuple(stale), real)
 

@@ -8,7 +8,7 @@ entries that are equal after merging are errors with file and line.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,8 +101,9 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
     finally:
         loader.dispose()
     if root is not None:
-        check_graph(root, node_budget(text), path)
-        _check_duplicate_keys(root, path)
+        check_graph(
+            root, node_budget(text), path, lambda node: _check_keys_once(node, path)
+        )
     return root
 
 
@@ -126,22 +127,6 @@ def _yaml_error(exc: yaml.MarkedYAMLError, path: str) -> CodegenError:
     )
 
 
-def _walk_mappings(root: yaml.Node) -> Iterator[yaml.MappingNode]:
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            yield node
-            for key, value in node.value:
-                stack.extend((key, value))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-
-
 def describe_key(key: yaml.Node) -> str:
     """A mapping key as a message shows it: ``'name'``, or what it is if not a name."""
     if key.tag == _MERGE_TAG:
@@ -151,24 +136,23 @@ def describe_key(key: yaml.Node) -> str:
     return f"({_describe(key)})"
 
 
-def _check_duplicate_keys(root: yaml.Node, path: str) -> None:
-    for mapping in _walk_mappings(root):
-        seen: dict[tuple[str, str], int] = {}
-        for key, _ in mapping.value:
-            if not isinstance(key, yaml.ScalarNode):
-                continue
-            ident = (key.tag, key.value)
-            line = key.start_mark.line + 1
-            if ident in seen:
-                what = describe_key(key)
-                what = what if key.tag == _MERGE_TAG else f"key {what}"
-                raise CodegenError(
-                    path,
-                    f"{what} appears twice in one mapping "
-                    f"(first on line {seen[ident]})",
-                    line=line,
-                )
-            seen[ident] = line
+def _check_keys_once(mapping: yaml.MappingNode, path: str) -> None:
+    """A key written twice in one mapping is an error (PyYAML keeps the last)."""
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in mapping.value:
+        if not isinstance(key, yaml.ScalarNode):
+            continue
+        ident = (key.tag, key.value)
+        line = key.start_mark.line + 1
+        if ident in seen:
+            what = describe_key(key)
+            what = what if key.tag == _MERGE_TAG else f"key {what}"
+            raise CodegenError(
+                path,
+                f"{what} appears twice in one mapping (first on line {seen[ident]})",
+                line=line,
+            )
+        seen[ident] = line
 
 
 def _find_key(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:

@@ -54,8 +54,7 @@ def describe_type(value: object) -> str:
     return f"a {type(value).__name__}"  # e.g. a date, a datetime
 
 
-def first_line_break(text: str) -> str | None:
-    return next((c for c in text if c in LINE_BREAKS), None)
+_UNSAFE = re.compile(f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}]")
 
 
 def value_problem(
@@ -65,15 +64,15 @@ def value_problem(
     if not isinstance(value, SCALARS):
         kind = describe_type(value)
         return f"value of {name} is {kind}; a placeholder value must be {VALUE_TYPES}"
-    brk = first_line_break(text)
-    if brk is not None:
-        return (
-            f"value of {name} contains a line break (U+{ord(brk):04X}); "
-            "a value must fit on one line"
-        )
-    control = next((c for c in text if c in CONTROLS), None)
-    if control is not None:
-        return f"value of {name} contains a control character (U+{ord(control):04X})"
+    unsafe = _UNSAFE.search(text) if isinstance(value, str) else None
+    if unsafe is not None:
+        char = unsafe.group()
+        if char in LINE_BREAKS:
+            return (
+                f"value of {name} contains a line break (U+{ord(char):04X}); "
+                "a value must fit on one line"
+            )
+        return f"value of {name} contains a control character (U+{ord(char):04X})"
     for marker, what in forbidden.items():
         if marker in text:
             return f"value of {name} contains {what}"
@@ -157,7 +156,7 @@ def render_entry(
 ) -> str:
     """One entry; ``forbidden`` maps each marker of the target to what it is."""
     forbidden = forbidden or {}
-    body, missing, problems = _fill(snippet, entry.values, language, forbidden)
+    body, missing, problems = _fill(snippet, entry.values, language, {})
     if missing:
         problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}")
     if problems:
@@ -168,10 +167,10 @@ def render_entry(
         f"{indent_lines(body, indent)},"
     )
     for marker, what in forbidden.items():
-        if marker in text:
-            raise _entry_error(
-                entry, manifest_path, f"the rendered entry contains {what}"
-            )
+        if marker in text:  # name the value that brought it, if one did
+            _, _, culprits = _fill(snippet, entry.values, language, forbidden)
+            why = culprits[0] if culprits else f"the rendered entry contains {what}"
+            raise _entry_error(entry, manifest_path, why)
     return text
 
 

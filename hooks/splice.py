@@ -9,8 +9,10 @@ share a line, nest or overlap.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from hooks.errors import CodegenError, CodegenErrors
 
@@ -55,10 +57,32 @@ def is_comment_line(line: str, comment: str) -> bool:
     return line.lstrip(INDENTATION).startswith(comment)
 
 
+class Lines:
+    """A text split into lines once, with where each line starts, so that finding a
+    marker is one scan of the text (``str.find``), not a loop over its lines."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = split_lines(text)
+        self.starts = [0, *accumulate(len(line) for line in self.lines)]
+
+    def holding(self, marker: str) -> list[int]:
+        """Indexes of the lines that contain ``marker``."""
+        if not marker or "\n" in marker:  # "" is in every line; LF only ends one
+            return [i for i, line in enumerate(self.lines) if marker in line]
+        found: list[int] = []
+        at = self.text.find(marker)
+        while at != -1:
+            index = bisect_right(self.starts, at) - 1
+            found.append(index)
+            at = self.text.find(marker, self.starts[index + 1])
+        return found
+
+
 def _find_marker(
-    lines: list[str], marker: str, what: str, path: str, comment: str | None
+    lines: Lines, marker: str, what: str, path: str, comment: str | None
 ) -> int:
-    found = [i for i, line in enumerate(lines) if marker in line]
+    found = lines.holding(marker)
     if not found:
         raise CodegenError(path, f"{what} marker {marker!r} not found")
     if len(found) > 1:
@@ -70,7 +94,8 @@ def _find_marker(
             line=second,
         )
     index = found[0]
-    line = lines[index].removeprefix(BOM) if index == 0 else lines[index]
+    line = lines.lines[index]
+    line = line.removeprefix(BOM) if index == 0 else line
     if comment is not None and not is_comment_line(line, comment):
         raise CodegenError(
             path,
@@ -81,7 +106,7 @@ def _find_marker(
     return index
 
 
-def find_region(lines: list[str], markers: Markers, path: str) -> Region:
+def find_region(lines: Lines, markers: Markers, path: str) -> Region:
     b = _find_marker(lines, markers.begin, "begin", path, markers.comment)
     e = _find_marker(lines, markers.end, "end", path, markers.comment)
     if e <= b:
@@ -116,7 +141,7 @@ def _clash(first: Region, second: Region, path: str) -> CodegenError:
 
 def locate(text: str, tables: Sequence[Markers], path: str) -> list[Region]:
     """Every table's region in ``text``, checked to be disjoint; all errors at once."""
-    lines = split_lines(text)
+    lines = Lines(text)
     regions: list[Region] = []
     errors: list[CodegenError] = []
     for markers in tables:
@@ -153,8 +178,9 @@ def splice(text: str, regions: Sequence[Region], generated: Mapping[str, str]) -
     return "".join(parts)
 
 
-def inside(text: str, region: Region) -> str:
-    return "".join(split_lines(text)[region.begin + 1 : region.end])
+def inside(lines: list[str], region: Region) -> str:
+    """The lines strictly between the region's marker lines, joined."""
+    return "".join(lines[region.begin + 1 : region.end])
 
 
 def replace_region(
@@ -172,5 +198,5 @@ def replace_region(
     marker's line, and followed by one. Every byte outside the region is kept.
     """
     markers = Markers("", begin, end, comment)
-    region = find_region(split_lines(text), markers, path)
+    region = find_region(Lines(text), markers, path)
     return splice(text, [region], {"": generated})

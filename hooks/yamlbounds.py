@@ -12,6 +12,7 @@ YAML does not allow (a NUL byte, most control characters) with their line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import yaml
 
@@ -58,11 +59,17 @@ def _error(node: yaml.Node, path: str, problem: str) -> CodegenError:
     return CodegenError(path, f"invalid YAML: {problem}", line=node.start_mark.line + 1)
 
 
-def check_graph(root: yaml.Node, budget: int, path: str) -> None:
+def check_graph(
+    root: yaml.Node,
+    budget: int,
+    path: str,
+    visit: Callable[[yaml.MappingNode], None] | None = None,
+) -> None:
     """Refuse a graph whose expansion exceeds ``budget`` nodes or ``MAX_DEPTH``.
 
     Depth-first without recursion (the graph may be nested as deep as the parser
-    allows); each node is measured once, scalars without a stack entry.
+    allows); each node is measured once, scalars without a stack entry. ``visit`` is
+    called once for every mapping, so other checks need no walk of their own.
     """
     size: dict[int, int] = {}
     depth: dict[int, int] = {}
@@ -80,6 +87,8 @@ def check_graph(root: yaml.Node, budget: int, path: str) -> None:
         if key in size:
             continue
         kids = _children(node)
+        if visit is not None and isinstance(node, yaml.MappingNode):
+            visit(node)
         open_nodes.add(key)
         stack.append((node, kids))
         for kid in kids:
