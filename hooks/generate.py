@@ -80,11 +80,22 @@ def render_table(
     )
 
 
+def file_identity(path: str) -> str:
+    """One key per file, however it is named: device and inode (so symlinks, hard
+    links and the spellings of a case-insensitive file system agree), else the
+    real path of a file that does not exist."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return f"{info.st_dev}:{info.st_ino}"
+
+
 def group_by_target(tables: Iterable[Table]) -> dict[str, list[Table]]:
-    """Tables by the real path of their target."""
+    """Tables by the file they write."""
     groups: dict[str, list[Table]] = {}
     for table in tables:
-        groups.setdefault(os.path.realpath(table.target), []).append(table)
+        groups.setdefault(file_identity(table.target), []).append(table)
     return groups
 
 
@@ -99,9 +110,10 @@ def plan(tables: Sequence[Table], siblings: Sequence[Table] = ()) -> list[Target
     others = group_by_target(t for t in siblings if t not in tables)
     updates: list[TargetUpdate] = []
     errors: list[CodegenError] = []
-    for real, group in group_by_target(tables).items():
+    for key, group in group_by_target(tables).items():
+        real = os.path.realpath(group[0].target)
         try:
-            update = _plan_target(real, group, others.get(real, []), cache)
+            update = _plan_target(real, group, others.get(key, []), cache)
         except CodegenErrors as exc:
             errors.extend(exc.errors)
         except CodegenError as exc:
@@ -191,12 +203,29 @@ def write_updates(updates: Iterable[TargetUpdate]) -> list[TargetUpdate]:
     from hooks.transaction import Transaction
 
     written = [u for u in updates if u.stale]
+    for update in written:
+        _refuse_hard_links(update.path)
     with Transaction() as transaction:
         for update in written:
             real = update.real or os.path.realpath(update.path)
             transaction.stage(update.path, real, update.new, old=update.old)
         transaction.commit()
     return written
+
+
+def _refuse_hard_links(path: str) -> None:
+    """A new file renamed over one name of a hard-linked file would split it: the
+    other names would keep the old text."""
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:  # gone since planning: the transaction reports it
+        return
+    if links > 1:
+        raise CodegenError(
+            path,
+            f"cannot write: the file has {links} hard links, and a rewrite would "
+            "leave the other names with the old text; remove the extra links",
+        )
 
 
 def regenerate(

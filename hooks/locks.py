@@ -28,22 +28,25 @@ def locked(real_paths: Iterable[str]) -> Iterator[None]:
     Missing files and files that are not regular files are not locked: reading them
     reports the problem.
     """
+    held: set[tuple[int, int]] = set()
     with ExitStack() as stack:
         for path in sorted(set(real_paths)):
-            fd = _lock(path)
+            fd = _lock(path, held)
             if fd is not None:
                 stack.callback(os.close, fd)
         yield
 
 
-def _lock(path: str) -> int | None:
+def _lock(path: str, held: set[tuple[int, int]]) -> int | None:
+    """Lock ``path`` unless ``held`` (files this process locked) has it already: a
+    second lock on one file (a hard link, another spelling) would wait forever."""
     for _ in range(MAX_ATTEMPTS):
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             return None
         try:
-            state = _lock_open_file(fd, path)
+            state = _lock_open_file(fd, path, held)
         except BaseException:
             os.close(fd)
             raise
@@ -55,11 +58,11 @@ def _lock(path: str) -> int | None:
     raise CodegenError(path, "cannot lock: the file is replaced again and again")
 
 
-def _lock_open_file(fd: int, path: str) -> str:
+def _lock_open_file(fd: int, path: str, held: set[tuple[int, int]]) -> str:
     """Lock ``fd``: ``locked``, ``retry`` (``path`` names another file now) or
-    ``skip`` (not a regular file)."""
-    held = os.fstat(fd)
-    if not stat.S_ISREG(held.st_mode):
+    ``skip`` (not a regular file, or locked already)."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) in held:
         return "skip"
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -69,5 +72,7 @@ def _lock_open_file(fd: int, path: str) -> str:
         now = os.stat(path)
     except FileNotFoundError:
         return "retry"
-    same = (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
-    return "locked" if same else "retry"
+    if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+        return "retry"
+    held.add((info.st_dev, info.st_ino))
+    return "locked"

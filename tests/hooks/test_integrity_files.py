@@ -269,3 +269,36 @@ def test_write_text_atomic_new_file_and_refusals(tmp_path: Path) -> None:
         f"{tmp_path / 'fifo'}: error: cannot write: not a regular file (a FIFO)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "new.txt"]
+
+
+def test_hard_linked_targets_neither_hang_nor_split(codegen_repo: object) -> None:
+    """Two tables writing two names of one file: one lock (a second lock on the same
+    file would wait forever), one plan, and a refusal to split the link (a rename
+    would leave the other name with the old text). A real process: the timeout is
+    a hang guard.
+    """
+    root = Path.cwd()
+    codegen_repo.edit(
+        PY, "    # END-SMALL\n", "    # END-SMALL\n# BEGIN-ALIAS\n# END-ALIAS\n"
+    )  # type: ignore[attr-defined]
+    os.link(root / PY, root / "python" / "alias.py")
+    registry = root / ".tuning-codegen.yaml"
+    alias = registry.read_text().split("  - name: small-py\n")[1]
+    alias = alias.replace("target: python/dispatch.py", "target: python/alias.py")
+    alias = alias.replace("-SMALL", "-ALIAS")
+    registry.write_text(registry.read_text() + "  - name: alias\n" + alias)
+    make_small_stale(codegen_repo)
+    before = codegen_repo.snapshot()  # type: ignore[attr-defined]
+    script = Path(sys.executable).with_name("tuning-codegen")
+    for args in ([], ["--table", "alias"]):
+        done = subprocess.run(
+            [str(script), *args], capture_output=True, text=True, timeout=120
+        )
+        shown = "python/alias.py" if args else PY
+        assert (done.returncode, done.stdout, done.stderr) == (
+            2,
+            "",
+            f"{shown}: error: cannot write: the file has 2 hard links, and a rewrite "
+            "would leave the other names with the old text; remove the extra links\n",
+        )
+        assert codegen_repo.snapshot() == before  # type: ignore[attr-defined]
