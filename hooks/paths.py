@@ -43,6 +43,12 @@ def find_registry(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         candidate = folder / REGISTRY_NAME
         if candidate.is_file():
+            if _parts_below(os.path.realpath(candidate), str(root)) is None:
+                raise CodegenError(
+                    str(candidate),
+                    f"resolves outside the repository ({root}); a registry found by "
+                    "searching must be the repository's own (or pass --config)",
+                )
             return candidate
         if folder == root:
             break

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from hooks.errors import LINE_BREAKS
+from hooks.errors import CONTROLS, LINE_BREAKS
 from hooks.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 
 
@@ -44,18 +44,23 @@ def default_source_label(manifest: str) -> str:
     return os.path.basename(manifest)
 
 
-def _line_break(text: str) -> str | None:
-    brk = next((c for c in text if c in LINE_BREAKS), None)
-    return None if brk is None else f"U+{ord(brk):04X}"
+def _unsafe(text: str) -> str | None:
+    """What in ``text`` must not reach a line of source or of output, if anything."""
+    for char in text:
+        if char in LINE_BREAKS:
+            return f"a line break (U+{ord(char):04X})"
+        if char in CONTROLS:
+            return f"a control character (U+{ord(char):04X})"
+    return None
 
 
 def setting_problems(table: Table) -> list[tuple[str, str]]:
     """``(setting, problem)`` for each setting that could break the target's lines."""
     problems: list[tuple[str, str]] = []
     for key in ("name", "begin_marker", "end_marker", "source_label"):
-        brk = _line_break(getattr(table, key))
-        if brk is not None:
-            problems.append((key, f"'{key}' contains a line break ({brk})"))
+        unsafe = _unsafe(getattr(table, key))
+        if unsafe is not None:
+            problems.append((key, f"'{key}' contains {unsafe}"))
     if table.indent.strip(" \t"):
         problems.append(("indent", "'indent' must be a string of spaces or tabs"))
     begin, end = table.begin_marker, table.end_marker

@@ -60,6 +60,23 @@ def test_registry_planted_above_a_folder_outside_any_repository_is_not_used(
     assert run(["--config", f"../../{REG}", "--check"], capsys)[0] == 1  # if asked
 
 
+def test_registry_symlinked_from_outside_the_repository_is_not_used(
+    codegen_repo: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A committed link to a registry elsewhere would apply that folder's tables."""
+    elsewhere = tmp_path / "elsewhere.yaml"
+    elsewhere.write_text("tables: []\n")
+    codegen_repo.registry.unlink()
+    codegen_repo.registry.symlink_to(elsewhere)
+    assert run(["--check"], capsys) == (
+        2,
+        "",
+        f"{codegen_repo.registry}: error: resolves outside the repository "
+        f"({codegen_repo.root}); a registry found by searching must be the "
+        "repository's own (or pass --config)\n",
+    )
+
+
 # --- item 10: placeholder values are scalars -------------------------------------------
 
 VALUES = [

@@ -136,8 +136,12 @@ def test_snippet_holding_a_marker_is_refused(
             '    name: "a\\u2028b"\n',
             "table 'a\\u2028b': 'name' contains a line break (U+2028)",
         ),
+        (
+            '    source_label: "a\\e[2Jb"\n',
+            "table 'small-py': 'source_label' contains a control character (U+001B)",
+        ),
     ],
-    ids=["label-line-break", "label-marker", "name-line-break"],
+    ids=["label-line-break", "label-marker", "name-line-break", "label-escape"],
 )
 def test_registry_settings_that_would_break_lines(
     repo: object, capsys: pytest.CaptureFixture[str], setting: str, message: str
