@@ -12,7 +12,7 @@ cycle and renames all new files only once all of them are complete.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hooks.errors import CodegenError, CodegenErrors
@@ -99,19 +99,25 @@ def group_by_target(tables: Iterable[Table]) -> dict[str, list[Table]]:
     return groups
 
 
-def plan(tables: Sequence[Table], siblings: Sequence[Table] = ()) -> list[TargetUpdate]:
+def plan(
+    tables: Sequence[Table],
+    siblings: Sequence[Table] = (),
+    real_of: Callable[[str], str] = os.path.realpath,
+) -> list[TargetUpdate]:
     """Render every table and splice it into its target, in memory.
 
     ``siblings``: other tables (the whole registry) whose regions in the same targets
-    must stay intact. Raises CodegenErrors listing every problem found; otherwise
-    returns one update per target, stale or not.
+    must stay intact. ``real_of``: the file a target path writes (the registry's,
+    checked to be inside the repository when it was read). Raises CodegenErrors
+    listing every problem found; otherwise returns one update per target, stale or
+    not.
     """
     cache = _Cache()
     others = group_by_target(t for t in siblings if t not in tables)
     updates: list[TargetUpdate] = []
     errors: list[CodegenError] = []
     for key, group in group_by_target(tables).items():
-        real = os.path.realpath(group[0].target)
+        real = real_of(group[0].target)
         try:
             update = _plan_target(real, group, others.get(key, []), cache)
         except CodegenErrors as exc:
@@ -229,14 +235,17 @@ def _refuse_hard_links(path: str) -> None:
 
 
 def regenerate(
-    tables: Sequence[Table], siblings: Sequence[Table] = ()
+    tables: Sequence[Table],
+    siblings: Sequence[Table] = (),
+    real_of: Callable[[str], str] = os.path.realpath,
 ) -> list[TargetUpdate]:
     """Lock every target, remove stale temporaries, plan, and write; the updates
-    written."""
+    written. A target whose link changed since ``real_of`` resolved it is written
+    at the checked place or not at all (its text no longer matches the plan)."""
     from hooks.locks import locked
     from hooks.transaction import remove_stale_temporaries
 
-    reals = sorted({os.path.realpath(t.target) for t in tables})
+    reals = sorted({real_of(t.target) for t in tables})
     with locked(reals):
         remove_stale_temporaries(reals)
-        return write_updates(plan(tables, siblings))
+        return write_updates(plan(tables, siblings, real_of))

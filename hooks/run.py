@@ -66,7 +66,13 @@ def run_registry(
         return f"a/{rel}", f"b/{rel}"
 
     return _run(
-        tables, registry.tables, check=check, label=label, git_style=True, cwd=cwd
+        tables,
+        registry.tables,
+        check=check,
+        label=label,
+        git_style=True,
+        cwd=cwd,
+        real_of=registry.real_path,
     )
 
 
@@ -143,15 +149,16 @@ def _run(
     label: Label,
     git_style: bool = False,
     cwd: Path | None = None,
+    real_of: Callable[[str], str] = os.path.realpath,
 ) -> int:
     from hooks.generate import plan, regenerate  # not needed when no table is
 
     if not check:
-        for update in regenerate(tables, siblings):
+        for update in regenerate(tables, siblings, real_of):
             names = ", ".join(t.name for t in update.stale_tables)
             print(f"regenerated {_display(update.path, cwd)} (tables: {names})")
         return EXIT_OK
-    stale = [u for u in plan(tables, siblings) if u.stale]
+    stale = [u for u in plan(tables, siblings, real_of) if u.stale]
     if not stale:
         return EXIT_OK
     _print_diffs(stale, label, git_style=git_style)

@@ -302,3 +302,33 @@ def test_hard_linked_targets_neither_hang_nor_split(codegen_repo: object) -> Non
             "would leave the other names with the old text; remove the extra links\n",
         )
         assert codegen_repo.snapshot() == before  # type: ignore[attr-defined]
+
+
+def test_target_link_swapped_after_the_registry_was_read_writes_nothing(
+    codegen_repo: object, tmp_path: Path
+) -> None:
+    """The link is checked when the registry is read; if it is pointed outside the
+    repository before the write, the write goes to the checked file or nowhere."""
+    from hooks.errors import CodegenError
+    from hooks.generate import regenerate
+    from hooks.registry import load_registry
+
+    root = Path.cwd()
+    link = root / "python" / "link.py"
+    link.symlink_to("dispatch.py")
+    point_small_at(codegen_repo, "python/link.py")
+    make_small_stale(codegen_repo)
+    registry = load_registry(".tuning-codegen.yaml")
+    small = [t for t in registry.tables if t.name == "small-py"]
+    outside = tmp_path / "outside.py"
+    outside.write_text("# planted\n" + (root / PY).read_text())
+    link.unlink()
+    link.symlink_to(outside)
+    before = (root / PY).read_bytes(), outside.read_bytes()
+    with pytest.raises(CodegenError) as info:
+        regenerate(small, registry.tables, registry.real_path)
+    assert (
+        str(info.value)
+        == "python/link.py: error: changed while regenerating; run again"
+    )
+    assert ((root / PY).read_bytes(), outside.read_bytes()) == before
