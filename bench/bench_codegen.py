@@ -8,9 +8,12 @@ subprocess, median of RUNS runs:
   (b) every table fresh                                 tuning-codegen --check  (and regenerate)
   (c) every table stale                                 tuning-codegen --check  (and regenerate)
 
-plus ``python -c pass`` and ``python -c 'import click, yaml'`` for comparison, one process per table in single-table mode (what
-a repository does with a tool that knows one table at a time), and ``-X importtime``
-evidence that (a) imports neither pandas nor GitPython.
+plus ``python -c pass``, ``python -c 'import yaml'`` and ``python -c 'import click,
+yaml'`` for comparison, (a) again as the published hooks run it (``--hook``, which
+also checks that no registered file is deleted; shown only when the installed script
+has ``--hook``), one process per table in single-table mode (what a repository does
+with a tool that knows one table at a time), and ``-X importtime`` evidence that (a)
+imports neither pandas nor GitPython.
 
     python bench/bench_codegen.py [--runs 10] [--tables 100] [--targets 10] [--entries 20]
 """
@@ -268,6 +271,40 @@ def has_module(names: Sequence[str], top: str) -> bool:
     return any(n == top or n.startswith(top + ".") for n in names)
 
 
+def supports_hook_mode(root: Path) -> bool:
+    """Whether the installed script has ``--hook`` (older versions do not)."""
+    done = subprocess.run(
+        [str(SCRIPT), "--hook", OTHER_FILE],
+        cwd=root,
+        env=clean_env(),
+        capture_output=True,
+        check=False,
+    )
+    return b"No such option" not in done.stderr
+
+
+def hook_mode_timings(root: Path, tool: Sequence[str], runs: int) -> list[Timing]:
+    """(a) as the published hooks run it: ``--hook`` (deletion check included)."""
+    if not supports_hook_mode(root):
+        return []
+    return [
+        expect(
+            Timing(
+                f"(a) hook, no registered file: tuning-codegen --hook {OTHER_FILE}",
+                *time_command(root, [*tool, "--hook", OTHER_FILE], runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                "(a) hook, nothing passed: tuning-codegen --hook --check",
+                *time_command(root, [*tool, "--hook", "--check"], runs),
+            ),
+            0,
+        ),
+    ]
+
+
 def measure(root: Path, layout: Layout, runs: int, per_table_runs: int) -> list[Timing]:
     tool = [str(SCRIPT)]
     timings = [
@@ -275,6 +312,13 @@ def measure(root: Path, layout: Layout, runs: int, per_table_runs: int) -> list[
             Timing(
                 "python -c pass",
                 *time_command(root, [sys.executable, "-c", "pass"], runs),
+            ),
+            0,
+        ),
+        expect(
+            Timing(
+                "python -c 'import yaml'",
+                *time_command(root, [sys.executable, "-c", "import yaml"], runs),
             ),
             0,
         ),
@@ -292,6 +336,7 @@ def measure(root: Path, layout: Layout, runs: int, per_table_runs: int) -> list[
             ),
             0,
         ),
+        *hook_mode_timings(root, tool, runs),
         expect(
             Timing(
                 "(b) all fresh: tuning-codegen --check",

@@ -15,12 +15,18 @@ import click
 
 from hooks.clirun import run_command
 from hooks.errors import CodegenError
-from hooks.languages import LANGUAGES
-from hooks.render import DEFAULT_INDENT
-from hooks.table import Table, default_source_label
+from hooks.languages import DEFAULT_INDENT, LANGUAGES
+from hooks.table import Table, default_source_label, setting_problems
 
 PROG = "tuning-codegen"
 SINGLE_FLAGS = ("manifest", "snippet", "target", "begin_marker", "end_marker")
+SETTING_FLAGS = {
+    "name": "--target",
+    "begin_marker": "--begin-marker",
+    "end_marker": "--end-marker",
+    "source_label": "--source-label",
+    "indent": "--indent",
+}
 
 EPILOG = """\b
 Examples:
@@ -34,7 +40,8 @@ Examples:
       --source-label tuning_table.yaml --check
                                       one table, the reference tool's flags
 \b
-Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input.
+Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input,
+3 internal error (a bug: please report it).
 """
 
 
@@ -63,7 +70,7 @@ def single_table(
         if name in parsed:
             raise CodegenError("--snippet-variant", f"variant '{name}' given twice")
         parsed[name] = path
-    return Table(
+    table = Table(
         name=os.path.basename(target),
         manifest=manifest,
         snippet=snippet,
@@ -75,6 +82,9 @@ def single_table(
         indent=indent,
         language=LANGUAGES[language],
     )
+    for setting, problem in setting_problems(table):
+        raise CodegenError(SETTING_FLAGS[setting], problem)
+    return table
 
 
 @click.command(
@@ -92,7 +102,8 @@ def single_table(
     "--config",
     "config",
     metavar="PATH",
-    help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git root).",
+    help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git "
+    "root).",
 )
 @click.option(
     "--table",
@@ -104,13 +115,15 @@ def single_table(
 @click.option(
     "--since",
     metavar="REF",
-    help="Only tables whose files changed between REF and the working tree (e.g. origin/main).",
+    help="Only tables whose files changed between REF and the working tree "
+    "(e.g. origin/main).",
 )
 @click.option(
     "--list",
     "list_tables",
     is_flag=True,
-    help="Print every table with its target and status (fresh, stale, error); exit 2 on an error, and with --check 1 if one is stale.",
+    help="Print every table with its target and status (fresh, stale, error); "
+    "exit 2 on an error, and with --check 1 if one is stale.",
 )
 @click.option(
     "--manifest", metavar="PATH", help="Single-table mode: the manifest YAML."
@@ -141,7 +154,8 @@ def single_table(
 @click.option(
     "--source-label",
     metavar="TEXT",
-    help="Single-table mode: name in the provenance comment (default: the manifest's file name).",
+    help="Single-table mode: name in the provenance comment (default: the "
+    "manifest's file name).",
 )
 @click.option(
     "--indent",
@@ -155,6 +169,12 @@ def single_table(
     default="mojo",
     show_default=True,
     help="Single-table mode: comment prefix and boolean/null literals.",
+)
+@click.option(
+    "--hook",
+    is_flag=True,
+    help="Pre-commit mode: only tables the FILES touch (none given: none), and fail "
+    "if a registered file is deleted or renamed.",
 )
 def command(
     files: tuple[str, ...],
@@ -172,37 +192,18 @@ def command(
     source_label: str | None,
     indent: str,
     language: str,
+    hook: bool,
 ) -> int:
-    """Render tuning manifests through snippets into the marked regions of source files."""
+    """Render tuning manifests through snippets into the marked regions of source
+    files."""
     from hooks.run import run_registry, run_single  # keeps --help fast
 
-    single = {
-        "manifest": manifest,
-        "snippet": snippet,
-        "target": target,
-        "begin_marker": begin_marker,
-        "end_marker": end_marker,
-    }
-    given = {k: v for k, v in single.items() if v is not None}
+    single = (manifest, snippet, target, begin_marker, end_marker)
+    given = {k: v for k, v in zip(SINGLE_FLAGS, single) if v is not None}
     if given or variants or source_label:
-        registry_flags = [
-            flag
-            for flag, on in (
-                ("--config", config),
-                ("--since", since),
-                ("--table", table_names),
-                ("--list", list_tables),
-                ("FILES", files),
-            )
-            if on
-        ]
-        if registry_flags:
-            raise click.UsageError(
-                f"{registry_flags[0]} cannot be combined with single-table flags (--manifest ...)"
-            )
-        missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in given]
-        if missing:
-            raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
+        registry_flags = ("--config", "--since", "--table", "--list", "FILES", "--hook")
+        used = (config, since, table_names, list_tables, files, hook)
+        _check_single_flags(given, [f for f, on in zip(registry_flags, used) if on])
         table = single_table(
             **given,
             source_label=source_label,
@@ -211,6 +212,8 @@ def command(
             language=language,
         )
         return run_single(table, check=check)
+    if hook and (since or list_tables):
+        raise click.UsageError("--hook cannot be combined with --since or --list")
     return run_registry(
         config=config,
         table_names=table_names,
@@ -219,7 +222,19 @@ def command(
         check=check,
         list_only=list_tables,
         cwd=Path.cwd(),
+        hook=hook,
     )
+
+
+def _check_single_flags(given: dict[str, str], registry_flags: list[str]) -> None:
+    if registry_flags:
+        raise click.UsageError(
+            f"{registry_flags[0]} cannot be combined with single-table flags "
+            "(--manifest ...)"
+        )
+    missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in given]
+    if missing:
+        raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""Per-language literals for the provenance comments and for booleans and null."""
+"""Per-language literals for the provenance comments and for booleans and null, and
+the default indent of generated lines."""
 
 from __future__ import annotations
 
@@ -20,3 +21,4 @@ LANGUAGES: dict[str, Language] = {
     "cpp": Language("cpp", "//", "true", "false", "nullptr"),
 }
 DEFAULT_LANGUAGE = LANGUAGES["mojo"]
+DEFAULT_INDENT = " " * 8  # of the generated lines

@@ -8,14 +8,15 @@ entries that are equal after merging are errors with file and line.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from hooks.errors import CodegenError
+from hooks.errors import CodegenError, one_line
 from hooks.textio import read_text
+from hooks.yamlbounds import MAX_DEPTH, check_characters, check_graph, node_budget
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -79,18 +80,30 @@ def parse_manifest(text: str, path: str) -> Manifest:
 
 
 def compose_yaml(text: str, path: str) -> yaml.Node | None:
-    """Parse ``text`` into a node graph, refusing keys written twice in one mapping."""
+    """Parse ``text`` into a node graph, bounded (``hooks.yamlbounds``): characters
+    YAML allows only, aliases expanding to at most a budget of nodes, nesting at most
+    ``MAX_DEPTH`` deep; and no key written twice in one mapping."""
+    check_characters(text, path)
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, path) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise CodegenError(path, f"invalid YAML: {exc.reason}", line=line) from None
     except yaml.YAMLError as exc:
-        raise CodegenError(path, f"invalid YAML: {exc}") from None
+        raise CodegenError(path, f"invalid YAML: {one_line(str(exc))}") from None
+    except RecursionError:  # the pure-Python composer, nested deeper than it can go
+        raise CodegenError(
+            path, f"invalid YAML: nested more than {MAX_DEPTH} levels deep"
+        ) from None
     finally:
         loader.dispose()
     if root is not None:
-        _check_duplicate_keys(root, path)
+        check_graph(
+            root, node_budget(text), path, lambda node: _check_keys_once(node, path)
+        )
     return root
 
 
@@ -101,7 +114,7 @@ def construct_yaml(node: yaml.Node, path: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, path) from None
     except (yaml.YAMLError, TypeError, ValueError) as exc:
-        raise CodegenError(path, f"invalid YAML: {exc}") from None
+        raise CodegenError(path, f"invalid YAML: {one_line(str(exc))}") from None
     finally:
         loader.dispose()
 
@@ -114,40 +127,32 @@ def _yaml_error(exc: yaml.MarkedYAMLError, path: str) -> CodegenError:
     )
 
 
-def _walk_mappings(root: yaml.Node) -> Iterator[yaml.MappingNode]:
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
+def describe_key(key: yaml.Node) -> str:
+    """A mapping key as a message shows it: ``'name'``, or what it is if not a name."""
+    if key.tag == _MERGE_TAG:
+        return "merge key '<<'"
+    if isinstance(key, yaml.ScalarNode):
+        return f"'{key.value}'"
+    return f"({_describe(key)})"
+
+
+def _check_keys_once(mapping: yaml.MappingNode, path: str) -> None:
+    """A key written twice in one mapping is an error (PyYAML keeps the last)."""
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in mapping.value:
+        if not isinstance(key, yaml.ScalarNode):
             continue
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            yield node
-            for key, value in node.value:
-                stack.extend((key, value))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-
-
-def _check_duplicate_keys(root: yaml.Node, path: str) -> None:
-    for mapping in _walk_mappings(root):
-        seen: dict[tuple[str, str], int] = {}
-        for key, _ in mapping.value:
-            if not isinstance(key, yaml.ScalarNode):
-                continue
-            ident = (key.tag, key.value)
-            line = key.start_mark.line + 1
-            if ident in seen:
-                what = (
-                    "merge key '<<'" if key.tag == _MERGE_TAG else f"key '{key.value}'"
-                )
-                raise CodegenError(
-                    path,
-                    f"{what} appears twice in one mapping (first on line {seen[ident]})",
-                    line=line,
-                )
-            seen[ident] = line
+        ident = (key.tag, key.value)
+        line = key.start_mark.line + 1
+        if ident in seen:
+            what = describe_key(key)
+            what = what if key.tag == _MERGE_TAG else f"key {what}"
+            raise CodegenError(
+                path,
+                f"{what} appears twice in one mapping (first on line {seen[ident]})",
+                line=line,
+            )
+        seen[ident] = line
 
 
 def _find_key(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:
@@ -176,7 +181,8 @@ def _check_unique(entries: tuple[Entry, ...], path: str) -> None:
         if key in first:
             raise CodegenError(
                 path,
-                f"params[{entry.index}] is identical to params[{first[key]}] after merging",
+                f"params[{entry.index}] is identical to params[{first[key]}] "
+                "after merging",
                 line=entry.line,
             )
         first[key] = entry.index

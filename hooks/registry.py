@@ -1,4 +1,4 @@
-"""The table registry, ``.tuning-codegen.yaml``: every table of a repository, listed once.
+"""The table registry, ``.tuning-codegen.yaml``: every table of a repository, once.
 
 ```yaml
 tables:
@@ -10,30 +10,47 @@ tables:
     begin_marker: BEGIN-TUNING-LIST-SM100-BF16
     end_marker: END-TUNING-LIST-SM100-BF16
 ```
-Paths are relative to the registry's folder and must stay inside the repository.
+Paths are relative to the registry's folder and must stay inside the repository (and
+out of its ``.git`` folder). Two tables writing one target need markers of their own.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from hooks.crosscheck import shared_markers, targets_read
 from hooks.errors import CodegenError, CodegenErrors
-from hooks.languages import LANGUAGES
-from hooks.manifest import compose_yaml, construct_yaml
-from hooks.render import DEFAULT_INDENT
-from hooks.table import Table, default_source_label
+from hooks.languages import DEFAULT_INDENT, LANGUAGES
+from hooks.manifest import compose_yaml, construct_yaml, describe_key
+from hooks.paths import (
+    REGISTRY_NAME,
+    RealPaths,
+    find_git_root,
+    find_registry,
+    placement_problem,
+    short_path,
+)
+from hooks.table import Table, default_source_label, setting_problems
 from hooks.textio import read_text
 
-REGISTRY_NAME = ".tuning-codegen.yaml"
+__all__ = [
+    "REGISTRY_NAME",
+    "Registry",
+    "find_git_root",
+    "find_registry",
+    "load_registry",
+    "short_path",
+]
+
 REQUIRED_KEYS = ("name", "manifest", "snippet", "target", "begin_marker", "end_marker")
 OPTIONAL_KEYS = ("snippet_variants", "source_label", "indent", "language")
-PATH_KEYS = ("manifest", "snippet", "target")
+KNOWN_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 
 @dataclass(frozen=True)
@@ -41,58 +58,57 @@ class Registry:
     path: str
     root: str
     tables: tuple[Table, ...]
+    real: Mapping[str, str] = field(default_factory=dict)  # each path -> resolved
+
+    def real_path(self, path: str) -> str:
+        return self.real.get(path) or os.path.realpath(path)
 
 
-def find_git_root(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+@dataclass(frozen=True)
+class _Where:
+    """Where the registry is, and the paths resolved so far."""
 
-
-def find_registry(start: Path) -> Path | None:
-    """Walk up from ``start`` to the git root (or the filesystem root) for the registry."""
-    start = start.resolve()
-    stop = find_git_root(start)
-    for folder in (start, *start.parents):
-        candidate = folder / REGISTRY_NAME
-        if candidate.is_file():
-            return candidate
-        if folder == stop:
-            break
-    return None
+    path: str
+    folder: Path
+    root: Path
+    resolve: RealPaths
+    real: dict[str, str]
 
 
 def load_registry(path: str | os.PathLike[str]) -> Registry:
     name = os.fspath(path)
     root_node = compose_yaml(read_text(name), name)
     folder = Path(name).resolve().parent
-    repo_root = find_git_root(folder) or folder
+    where = _Where(name, folder, find_git_root(folder) or folder, RealPaths(), {})
     tables_node = _check_top_level(root_node, name)
     errors: list[CodegenError] = []
     tables: list[Table] = []
-    first_line: dict[str, int] = {}
+    lines: dict[str, int] = {}
     for item in tables_node.value:
         try:
-            table = _table(item, name, folder, repo_root)
+            table = _table(item, where)
         except CodegenError as exc:
             errors.append(exc)
             continue
         line = item.start_mark.line + 1
-        if table.name in first_line:
+        if table.name in lines:
             errors.append(
                 CodegenError(
                     name,
-                    f"table name '{table.name}' is used twice (first on line {first_line[table.name]})",
+                    f"table name '{table.name}' is used twice "
+                    f"(first on line {lines[table.name]})",
                     line=line,
                 )
             )
             continue
-        first_line[table.name] = line
+        lines[table.name] = line
         tables.append(table)
+    where.real[name] = where.resolve(name)
+    errors += shared_markers(tables, lines, where.real, name)
+    errors += targets_read(tables, lines, where.real, name)
     if errors:
         raise CodegenErrors(errors)
-    return Registry(name, str(repo_root), tuple(tables))
+    return Registry(name, str(where.root), tuple(tables), where.real)
 
 
 def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
@@ -101,12 +117,12 @@ def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
         raise CodegenError(path, "expected a mapping with a 'tables' list", line=line)
     tables_node: yaml.Node | None = None
     for key, value in root.value:
-        if key.value == "tables":
+        if isinstance(key, yaml.ScalarNode) and key.value == "tables":
             tables_node = value
         else:
             raise CodegenError(
                 path,
-                f"unknown top-level key '{key.value}' (expected 'tables')",
+                f"unknown top-level key {describe_key(key)} (expected 'tables')",
                 line=key.start_mark.line + 1,
             )
     if tables_node is None:
@@ -124,72 +140,60 @@ def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
     return tables_node
 
 
-def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
-    line = node.start_mark.line + 1
-    if not isinstance(node, yaml.MappingNode):
-        raise CodegenError(path, "each table must be a mapping", line=line)
-    known = REQUIRED_KEYS + OPTIONAL_KEYS
+def _check_keys(node: yaml.MappingNode, path: str) -> None:
     for key, _ in node.value:
-        if key.value not in known:
-            close = difflib.get_close_matches(str(key.value), known, n=1)
-            hint = (
-                f"; did you mean '{close[0]}'?"
-                if close
-                else f"; known keys: {', '.join(known)}"
-            )
-            raise CodegenError(
-                path,
-                f"unknown key '{key.value}' in table{hint}",
-                line=key.start_mark.line + 1,
-            )
+        if isinstance(key, yaml.ScalarNode) and key.value in KNOWN_KEYS:
+            continue
+        import difflib  # only when a key is wrong: keeps the hook's start-up small
+
+        close = (
+            difflib.get_close_matches(str(key.value), KNOWN_KEYS, n=1)
+            if isinstance(key, yaml.ScalarNode)
+            else []
+        )
+        hint = (
+            f"; did you mean '{close[0]}'?"
+            if close
+            else f"; known keys: {', '.join(KNOWN_KEYS)}"
+        )
+        raise CodegenError(
+            path,
+            f"unknown key {describe_key(key)} in table{hint}",
+            line=key.start_mark.line + 1,
+        )
+
+
+def _table(node: yaml.Node, where: _Where) -> Table:
+    path = where.path
+    if not isinstance(node, yaml.MappingNode):
+        raise CodegenError(
+            path, "each table must be a mapping", line=node.start_mark.line + 1
+        )
+    _check_keys(node, path)
     raw: dict[str, Any] = construct_yaml(node, path)
     label = f"table '{raw['name']}'" if isinstance(raw.get("name"), str) else "table"
     missing = [k for k in REQUIRED_KEYS if k not in raw]
     if missing:
+        line = node.start_mark.line + 1
         raise CodegenError(path, f"{label} is missing {', '.join(missing)}", line=line)
-    for key in (*REQUIRED_KEYS, "source_label", "language"):
-        if key in raw and (not isinstance(raw[key], str) or not raw[key]):
-            raise CodegenError(
-                path,
-                f"{label}: '{key}' must be a non-empty string",
-                line=_key_line(node, key),
-            )
-    indent = raw.get("indent", DEFAULT_INDENT)
-    if not isinstance(indent, str) or indent.strip(" \t"):
-        raise CodegenError(
-            path,
-            f"{label}: 'indent' must be a string of spaces or tabs",
-            line=_key_line(node, "indent"),
-        )
-    language = raw.get("language", "mojo")
-    if language not in LANGUAGES:
-        raise CodegenError(
-            path,
-            f"{label}: unknown language '{language}' (choose from {', '.join(LANGUAGES)})",
-            line=_key_line(node, "language"),
-        )
-    variants = raw.get("snippet_variants", {})
-    if not isinstance(variants, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v for k, v in variants.items()
-    ):
-        raise CodegenError(
-            path,
-            f"{label}: 'snippet_variants' must map variant names to snippet paths",
-            line=_key_line(node, "snippet_variants"),
-        )
+
+    def fail(key: str, message: str) -> CodegenError:
+        return CodegenError(path, f"{label}: {message}", line=_key_line(node, key))
+
+    _check_values(raw, fail)
 
     def resolve(key: str, value: str) -> str:
-        full = os.path.normpath(folder / value)
-        real = os.path.realpath(full)
-        if os.path.commonpath([real, str(repo_root)]) != str(repo_root):
-            raise CodegenError(
-                path,
-                f"{label}: {key} '{value}' resolves outside the repository ({repo_root})",
-                line=_key_line(node, key),
-            )
-        return short_path(full)
+        full = os.path.normpath(where.folder / value)
+        real = where.resolve(full)
+        problem = placement_problem(full, str(where.root), real)
+        if problem is not None:
+            raise fail(key, f"{key} '{value}' {problem}")
+        shown = short_path(full)
+        where.real[shown] = real
+        return shown
 
-    return Table(
+    variants = raw.get("snippet_variants", {})
+    table = Table(
         name=raw["name"],
         manifest=resolve("manifest", raw["manifest"]),
         snippet=resolve("snippet", raw["snippet"]),
@@ -200,19 +204,39 @@ def _table(node: yaml.Node, path: str, folder: Path, repo_root: Path) -> Table:
         snippet_variants={
             k: resolve("snippet_variants", v) for k, v in variants.items()
         },
-        indent=indent,
-        language=LANGUAGES[language],
+        indent=raw.get("indent", DEFAULT_INDENT),
+        language=LANGUAGES[raw.get("language", "mojo")],
     )
+    for key, problem in setting_problems(table):
+        raise fail(key, problem)
+    return table
 
 
-def short_path(path: str) -> str:
-    """``path`` relative to the working directory when it lies below it, for messages."""
-    rel = os.path.relpath(path)
-    return path if rel == ".." or rel.startswith(".." + os.sep) else rel
+def _check_values(
+    raw: dict[str, Any], fail: Callable[[str, str], CodegenError]
+) -> None:
+    """Types and choices of a table's settings (``fail(key, message)`` locates)."""
+    for key in (*REQUIRED_KEYS, "source_label", "language"):
+        if key in raw and (not isinstance(raw[key], str) or not raw[key]):
+            raise fail(key, f"'{key}' must be a non-empty string")
+    if not isinstance(raw.get("indent", DEFAULT_INDENT), str):
+        raise fail("indent", "'indent' must be a string of spaces or tabs")
+    language = raw.get("language", "mojo")
+    if language not in LANGUAGES:
+        choices = ", ".join(LANGUAGES)
+        raise fail("language", f"unknown language '{language}' (choose from {choices})")
+    variants = raw.get("snippet_variants", {})
+    if not isinstance(variants, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v for k, v in variants.items()
+    ):
+        raise fail(
+            "snippet_variants",
+            "'snippet_variants' must map variant names to snippet paths",
+        )
 
 
 def _key_line(node: yaml.MappingNode, key: str) -> int:
     for key_node, _ in node.value:
-        if key_node.value == key:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
             return int(key_node.start_mark.line) + 1
     return int(node.start_mark.line) + 1

@@ -6,8 +6,8 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hooks.diff import unified_diff
 from hooks.errors import (
     EXIT_INPUT_ERROR,
     EXIT_OK,
@@ -15,25 +15,20 @@ from hooks.errors import (
     CodegenError,
     CodegenErrors,
 )
-from hooks.generate import TargetUpdate, plan, render_table, write_updates
-from hooks.registry import (
-    REGISTRY_NAME,
-    Registry,
-    find_registry,
-    load_registry,
-    short_path,
-)
-from hooks.splice import replace_region
+from hooks.paths import REGISTRY_NAME, RealPaths, find_registry, short_path
+from hooks.registry import Registry, load_registry
 from hooks.table import Table
-from hooks.textio import read_text
+
+if TYPE_CHECKING:
+    from hooks.generate import TargetUpdate
 
 PROG = "tuning-codegen"
+Label = Callable[[str], tuple[str, str]]
 
 
 def run_single(table: Table, *, check: bool) -> int:
     """Single-table mode: diff headers show the target path as given."""
-    updates = plan([table])
-    return _finish(updates, check=check, label=lambda path: (path, path))
+    return _run([table], (), check=check, label=lambda path: (path, path))
 
 
 def run_registry(
@@ -45,39 +40,67 @@ def run_registry(
     check: bool,
     list_only: bool,
     cwd: Path,
+    hook: bool = False,
 ) -> int:
-    registry = _open_registry(config, cwd)
+    """Registry mode; ``hook``: only tables ``files`` touch (none given: none), and
+    no registered file deleted (``hooks.hookmode``)."""
+    registry = _open_registry(config, cwd, hook=hook)
+    if hook:
+        from hooks.hookmode import check_nothing_deleted
+
+        check_nothing_deleted(registry)
     tables = _select_by_name(registry, table_names)
     if since is not None:
         from hooks.changes import changed_since
 
-        tables = affected_tables(registry, tables, changed_since(since, str(cwd)))
-    if files:
+        tables = affected_tables(registry, tables, changed_since(since, registry.root))
+    if files or hook:
         tables = affected_tables(registry, tables, {os.path.abspath(f) for f in files})
     if list_only:
-        return _print_list(tables, cwd, check=check)
+        return _print_list(tables, registry.tables, cwd, check=check)
     if not tables:
         return EXIT_OK
-    updates = plan(tables)
 
     def label(path: str) -> tuple[str, str]:
         rel = _relative(path, registry.root)
         return f"a/{rel}", f"b/{rel}"
 
-    return _finish(updates, check=check, label=label, git_style=True, cwd=cwd)
+    return _run(
+        tables,
+        registry.tables,
+        check=check,
+        label=label,
+        git_style=True,
+        cwd=cwd,
+        real_of=registry.real_path,
+    )
 
 
-def _open_registry(config: str | None, cwd: Path) -> Registry:
+def _open_registry(config: str | None, cwd: Path, *, hook: bool) -> Registry:
     if config is not None:
         return load_registry(config)
     found = find_registry(cwd)
     if found is None:
+        if hook:
+            _refuse_deleted_registry(cwd)
         raise CodegenError(
             str(cwd),
             f"no {REGISTRY_NAME} found here or in a parent folder up to the git root; "
             "create one, pass --config, or use the single-table flags (see --help)",
         )
     return load_registry(short_path(str(found)))
+
+
+def _refuse_deleted_registry(cwd: Path) -> None:
+    from hooks.hookmode import deleted_registry
+
+    deleted = deleted_registry(cwd)
+    if deleted is not None:
+        raise CodegenError(
+            short_path(deleted),
+            "deleted or renamed in this commit, but the tuning-codegen hook still "
+            "runs; restore it, or remove the hook from .pre-commit-config.yaml",
+        )
 
 
 def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
@@ -88,7 +111,8 @@ def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
     if unknown:
         raise CodegenError(
             registry.path,
-            f"no table named {', '.join(repr(n) for n in unknown)} (tables: {', '.join(known)})",
+            f"no table named {', '.join(repr(n) for n in unknown)} "
+            f"(tables: {', '.join(known)})",
         )
     return [t for t in registry.tables if t.name in set(names)]
 
@@ -96,12 +120,13 @@ def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
 def affected_tables(
     registry: Registry, tables: Iterable[Table], changed: set[str]
 ) -> list[Table]:
-    """Tables reading or writing any changed file; all of them if the registry changed."""
-    real = {os.path.realpath(p) for p in changed}
+    """Tables reading or writing a changed file; all of them if the registry changed."""
+    resolve = RealPaths()
+    real = {resolve(p) for p in changed}
     tables = list(tables)
-    if os.path.realpath(registry.path) in real:
+    if registry.real_path(registry.path) in real:
         return tables
-    return [t for t in tables if any(os.path.realpath(p) in real for p in t.inputs())]
+    return [t for t in tables if any(registry.real_path(p) in real for p in t.inputs())]
 
 
 def _relative(path: str, start: str) -> str:
@@ -116,22 +141,37 @@ def _display(path: str, cwd: Path | None) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _finish(
-    updates: list[TargetUpdate],
+def _run(
+    tables: Sequence[Table],
+    siblings: Sequence[Table],
     *,
     check: bool,
-    label: Callable[[str], tuple[str, str]],
+    label: Label,
     git_style: bool = False,
     cwd: Path | None = None,
+    real_of: Callable[[str], str] = os.path.realpath,
 ) -> int:
-    stale = [u for u in updates if u.stale]
+    from hooks.generate import plan, regenerate  # not needed when no table is
+
     if not check:
-        for update in write_updates(updates):
+        for update in regenerate(tables, siblings, real_of):
             names = ", ".join(t.name for t in update.stale_tables)
             print(f"regenerated {_display(update.path, cwd)} (tables: {names})")
         return EXIT_OK
+    stale = [u for u in plan(tables, siblings, real_of) if u.stale]
     if not stale:
         return EXIT_OK
+    _print_diffs(stale, label, git_style=git_style)
+    return EXIT_STALE
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _print_diffs(stale: list[TargetUpdate], label: Label, *, git_style: bool) -> None:
+    from hooks.diff import unified_diff
+
     out = sys.stdout
     for update in stale:
         fromfile, tofile = label(update.path)
@@ -140,16 +180,20 @@ def _finish(
         out.write(unified_diff(update.old, update.new, fromfile, tofile))
     regions = sum(len(u.stale_tables) for u in stale)
     out.write(
-        f"{regions} stale region{'s' if regions != 1 else ''} in {len(stale)} file{'s' if len(stale) != 1 else ''}; "
+        f"{_plural(regions, 'stale region')} in {_plural(len(stale), 'file')}; "
         f"run {PROG} to regenerate\n"
     )
     out.flush()
-    return EXIT_STALE
 
 
-def _print_list(tables: Sequence[Table], cwd: Path, *, check: bool) -> int:
-    """One line per table; exit 2 if any table has an error, else 1 if ``check`` and any is stale."""
-    rows = [(t.name, _display(t.target, cwd), table_status(t)) for t in tables]
+def _print_list(
+    tables: Sequence[Table], siblings: Sequence[Table], cwd: Path, *, check: bool
+) -> int:
+    """One line per table; exit 2 if a table has an error, else 1 if ``check`` and
+    one is stale."""
+    rows = [
+        (t.name, _display(t.target, cwd), table_status(t, siblings)) for t in tables
+    ]
     if not rows:
         print("no tables selected")
         return EXIT_OK
@@ -162,16 +206,15 @@ def _print_list(tables: Sequence[Table], cwd: Path, *, check: bool) -> int:
     return EXIT_STALE if check and "stale" in statuses else EXIT_OK
 
 
-def table_status(table: Table) -> str:
-    """fresh, stale, or ``error: ...`` for one table, judged on its own."""
+def table_status(table: Table, siblings: Sequence[Table] = ()) -> str:
+    """fresh, stale, or ``error: ...`` for one table (its target's other regions
+    checked too)."""
+    from hooks.generate import plan
+
     try:
-        region = render_table(table)
-        text = read_text(table.target)
-        updated = replace_region(
-            text, table.begin_marker, table.end_marker, region, path=table.target
-        )
+        (update,) = plan([table], siblings)
     except CodegenErrors as exc:
         return f"error: {exc.errors[0]}"
     except CodegenError as exc:
         return f"error: {exc}"
-    return "fresh" if updated == text else "stale"
+    return "stale" if update.stale_tables else "fresh"

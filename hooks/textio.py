@@ -1,26 +1,91 @@
-"""Byte-exact file reading and atomic writing."""
+"""Byte-exact, bounded file reading and atomic writing.
+
+Reading refuses anything that is not a regular file (a FIFO would block forever, a
+device never ends) and anything larger than ``MAX_BYTES``. Writing goes through
+``hooks.transaction``: a temporary file beside the target, then a rename, so a reader
+(or a ``kill -9``) never sees a half-written file.
+"""
 
 from __future__ import annotations
 
 import os
 import stat
-import tempfile
-from pathlib import Path
 
 from hooks.errors import CodegenError
 
+MAX_BYTES = 64 * 2**20  # no input of this tool is anywhere near this size
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """Read ``path`` as UTF-8 without translating line endings."""
+
+def file_kind(mode: int) -> str:
+    """``a FIFO``, ``a socket``, ... for a file that is not a regular file."""
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def not_regular(name: str, mode: int) -> CodegenError:
+    if stat.S_ISDIR(mode):
+        return CodegenError(name, "is a directory, expected a file")
+    return CodegenError(name, f"not a regular file ({file_kind(mode)})")
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file of at most ``MAX_BYTES``; never blocks on a FIFO."""
     name = os.fspath(path)
     try:
-        data = Path(name).read_bytes()
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise CodegenError(name, "no such file") from None
-    except IsADirectoryError:
-        raise CodegenError(name, "is a directory, expected a file") from None
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise not_regular(name, info.st_mode)
+        if info.st_size > MAX_BYTES:
+            raise _too_large(name, info.st_size)
+        return _read_bounded(fd, name)
     except OSError as exc:
         raise CodegenError(name, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def _open_error(name: str, exc: OSError) -> CodegenError:
+    try:  # a socket cannot be opened at all (ENXIO): say what it is
+        mode = os.stat(name).st_mode
+    except OSError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode):
+        return not_regular(name, mode)
+    return CodegenError(name, f"cannot read: {exc.strerror or exc}")
+
+
+def _too_large(name: str, size: int) -> CodegenError:
+    limit = MAX_BYTES // 2**20
+    return CodegenError(name, f"too large: {size} bytes (the limit is {limit} MiB)")
+
+
+def _read_bounded(fd: int, name: str) -> bytes:
+    """Read to the end, but never more than ``MAX_BYTES`` (the file may be growing)."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > MAX_BYTES:
+            raise _too_large(name, total)
+    return b"".join(chunks)
+
+
+def decode_utf8(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -32,29 +97,28 @@ def read_text(path: str | os.PathLike[str]) -> str:
         ) from None
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, no newline translation), keeping its mode.
+def read_text(path: str | os.PathLike[str]) -> str:
+    """Read ``path`` as UTF-8 without translating line endings."""
+    name = os.fspath(path)
+    return decode_utf8(read_bytes(name), name)
 
-    The data goes to a temporary file in the same folder which is then renamed over
-    the target, so a reader never sees a half-written file.
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8, no newline translation).
+
+    A symlink is written through (the link is kept, its destination is replaced).
+    The mode, and the owner and group where permitted, are kept. A read-only file,
+    a file that is not a regular file and a path inside a ``.git`` folder are
+    refused with ``path: error: cannot write: ...``. The file is locked while it is
+    written, so two writers never interleave.
     """
-    target = Path(path)
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-    )
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    from hooks.locks import locked
+    from hooks.transaction import Transaction, remove_stale_temporaries
+
+    name = os.fspath(path)
+    real = os.path.realpath(name)
+    with locked([real]):
+        remove_stale_temporaries([real])
+        with Transaction() as transaction:
+            transaction.stage(name, real, text)
+            transaction.commit()

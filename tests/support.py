@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ HOOK_FIELDS = (
     "exclude_types",
     "require_serial",
     "pass_filenames",
+    "always_run",
     "args",
 )
 
@@ -33,8 +37,8 @@ def project_hooks() -> dict[str, dict[str, Any]]:
 def local_hook(hook_id: str) -> dict[str, Any]:
     """The published hook as a ``repo: local`` hook running this interpreter's script.
 
-    Same id, name, file filters and flags; ``language: system`` so pre-commit does not
-    build an environment, which keeps these tests fast.
+    Same id, name, file filters and flags (``always_run`` included); ``language:
+    system`` so pre-commit does not build an environment, which keeps these tests fast.
     """
     hook = project_hooks()[hook_id]
     local = {key: hook[key] for key in HOOK_FIELDS if key in hook}
@@ -121,3 +125,80 @@ def examples(full: int) -> int:
     if os.environ.get("HYPOTHESIS_PROFILE") == "ci":
         return full
     return max(10, full // 6)
+
+
+def unprivileged(command: list[str]) -> list[str]:
+    """``command`` without the power to ignore file permissions.
+
+    As root, through ``setpriv`` with CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH dropped
+    from the bounding set (the files stay root's, so their permission bits apply); as
+    any other user, unchanged.
+    """
+    if os.geteuid() != 0:
+        return command
+    drop = "--bounding-set=-dac_override,-dac_read_search"
+    return ["setpriv", drop, "--", *command]
+
+
+# --- real pre-commit in a repository of tests/hooks/conftest.py (``codegen_repo``) ---
+
+
+def env_for(pre_commit_home: Path) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"
+    }
+    env["PRE_COMMIT_HOME"] = str(pre_commit_home)
+    env["PRE_COMMIT_COLOR"] = "never"
+    return env
+
+
+class Hooked:
+    """A repository from ``codegen_repo`` with pre-commit installed as its git hook."""
+
+    def __init__(self, repo: Any, env: dict[str, str]) -> None:
+        self.repo = repo
+        self.env = env
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(args),
+            cwd=self.repo.root,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            check=False,
+        )
+
+    def commit(self, message: str) -> subprocess.CompletedProcess[str]:
+        return self.run("git", "commit", "-m", message)
+
+    def pre_commit(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run(sys.executable, "-m", "pre_commit", *args)
+
+    def head(self) -> str:
+        return str(self.repo.git("rev-parse", "HEAD")).strip()
+
+
+def install(repo: Any, pre_commit_home: Path, *hook_ids: str) -> Hooked:
+    config = {"repos": [{"repo": "local", "hooks": [local_hook(h) for h in hook_ids]}]}
+    (repo.root / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump(config, sort_keys=False)
+    )
+    repo.git("add", ".pre-commit-config.yaml")
+    repo.git("commit", "-q", "--no-verify", "-m", "pre-commit config")
+    hooked = Hooked(repo, env_for(pre_commit_home))
+    done = hooked.pre_commit("install")
+    assert done.returncode == 0, done.stdout
+    return hooked
+
+
+def status_line(output: str, name: str) -> str:
+    """``Failed``/``Passed``/... of the hook called ``name`` in pre-commit's output."""
+    match = re.search(
+        rf"^{re.escape(name)}\.+\(?([A-Za-z ]+?)\)?$", output, re.MULTILINE
+    )
+    assert match, output
+    return match.group(1)

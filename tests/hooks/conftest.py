@@ -204,3 +204,9 @@ def new_codegen_repo() -> Callable[[Path], CodegenRepo]:
         return lay_out(root)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """PRE_COMMIT_HOME for every pre-commit run: the user's cache stays untouched."""
+    return tmp_path_factory.mktemp("pre-commit-home")

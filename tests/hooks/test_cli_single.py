@@ -187,6 +187,7 @@ BAD_INPUTS = [
     (
         "twice in file",
         ["--begin-marker", "TuningConfigSM90("],
+        "tuning_sm90.mojo.snippet:1: error: contains the begin marker 'TuningConfigSM90(' of table 'tuning_configs.mojo'\n"
         "tuning_configs.mojo:126: error: begin marker 'TuningConfigSM90(' occurs 2 times (lines 115 and 126); it must occur once",
     ),
 ]

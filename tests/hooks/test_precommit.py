@@ -15,7 +15,6 @@ Two ways in:
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -23,78 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from support import PROJECT, local_hook, project_hooks
+from support import PROJECT, env_for, install, project_hooks, status_line
 
 MOJO = "kernels/tuning_configs.mojo"
 PY = "python/dispatch.py"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
-
-
-def env_for(pre_commit_home: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"
-    }
-    env["PRE_COMMIT_HOME"] = str(pre_commit_home)
-    env["PRE_COMMIT_COLOR"] = "never"
-    return env
-
-
-class Hooked:
-    """A repository from ``codegen_repo`` with pre-commit installed as its git hook."""
-
-    def __init__(self, repo: Any, env: dict[str, str]) -> None:
-        self.repo = repo
-        self.env = env
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            list(args),
-            cwd=self.repo.root,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            check=False,
-        )
-
-    def commit(self, message: str) -> subprocess.CompletedProcess[str]:
-        return self.run("git", "commit", "-m", message)
-
-    def pre_commit(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return self.run(sys.executable, "-m", "pre_commit", *args)
-
-    def head(self) -> str:
-        return str(self.repo.git("rev-parse", "HEAD")).strip()
-
-
-def install(repo: Any, pre_commit_home: Path, *hook_ids: str) -> Hooked:
-    config = {"repos": [{"repo": "local", "hooks": [local_hook(h) for h in hook_ids]}]}
-    (repo.root / ".pre-commit-config.yaml").write_text(
-        yaml.safe_dump(config, sort_keys=False)
-    )
-    repo.git("add", ".pre-commit-config.yaml")
-    repo.git("commit", "-q", "--no-verify", "-m", "pre-commit config")
-    hooked = Hooked(repo, env_for(pre_commit_home))
-    done = hooked.pre_commit("install")
-    assert done.returncode == 0, done.stdout
-    return hooked
-
-
-def status_line(output: str, name: str) -> str:
-    """``Failed``/``Passed``/... of the hook called ``name`` in pre-commit's output."""
-    match = re.search(
-        rf"^{re.escape(name)}\.+\(?([A-Za-z ]+?)\)?$", output, re.MULTILINE
-    )
-    assert match, output
-    return match.group(1)
 
 
 REGENERATE = project_hooks()["tuning-codegen"]["name"]
@@ -112,8 +44,10 @@ def test_published_hooks_are_declared_as_the_issue_asks() -> None:
         assert hook["language"] == "python"
         assert hook["require_serial"] is True
         assert hook.get("pass_filenames", True) is True
-    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen"
-    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --check"
+        # pre-commit passes no deleted file: the hook must run anyway (issue #8)
+        assert hook["always_run"] is True
+    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen --hook"
+    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --hook --check"
 
 
 def test_changed_manifest_fails_commit_regenerates_then_passes(

@@ -266,7 +266,16 @@ def test_since_from_a_subfolder(
 
 
 @pytest.mark.parametrize(
-    "ref", ["nope", "HEAD~5", "0123456789abcdef0123456789abcdef01234567"]
+    "ref",
+    [
+        "nope",
+        "HEAD~5",
+        "0123456789abcdef0123456789abcdef01234567",
+        "@{-1}",  # GitPython raised IndexError: a traceback once
+        "HEAD:kernels",
+        "--output=written-by-git",
+        "",
+    ],
 )
 def test_unknown_ref(repo: Any, capsys: pytest.CaptureFixture[str], ref: str) -> None:
     bump_bf16(repo)
@@ -299,7 +308,7 @@ def test_since_outside_a_git_repository(
     folder.mkdir()
     (folder / ".tuning-codegen.yaml").write_text("tables: []\n")
     monkeypatch.chdir(folder)
-    assert run(["--since", "HEAD"], capsys) == (
+    assert run(["--config", ".tuning-codegen.yaml", "--since", "HEAD"], capsys) == (
         2,
         "",
         f"{folder}: error: --since needs a git repository\n",
