@@ -7,27 +7,22 @@ single-table mode takes the reference tool's flags; registry mode reads
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from hooks.clirun import run_command
-from hooks.errors import CodegenError
+from hooks.errors import EXIT_OK, CodegenError, CodegenErrors
 from hooks.languages import DEFAULT_INDENT, LANGUAGES
-from hooks.table import Table, default_source_label, setting_problems
+from hooks.single import SINGLE_FLAGS, NameValue, check_single_flags, single_table
+from hooks.table import Table
 
 PROG = "tuning-codegen"
-SINGLE_FLAGS = ("manifest", "snippet", "target", "begin_marker", "end_marker")
-SETTING_FLAGS = {
-    "name": "--target",
-    "begin_marker": "--begin-marker",
-    "end_marker": "--end-marker",
-    "source_label": "--source-label",
-    "indent": "--indent",
-}
-
 EPILOG = """\b
 Examples:
   tuning-codegen                      regenerate every table in .tuning-codegen.yaml
@@ -43,48 +38,6 @@ Examples:
 Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input,
 3 internal error (a bug: please report it).
 """
-
-
-def _parse_variant(value: str) -> tuple[str, str]:
-    name, sep, path = value.partition("=")
-    if not sep or not name or not path:
-        raise CodegenError("--snippet-variant", f"expected NAME=PATH, got {value!r}")
-    return name, path
-
-
-def single_table(
-    *,
-    manifest: str,
-    snippet: str,
-    target: str,
-    begin_marker: str,
-    end_marker: str,
-    source_label: str | None,
-    variants: Sequence[str],
-    indent: str,
-    language: str,
-) -> Table:
-    parsed: dict[str, str] = {}
-    for value in variants:
-        name, path = _parse_variant(value)
-        if name in parsed:
-            raise CodegenError("--snippet-variant", f"variant '{name}' given twice")
-        parsed[name] = path
-    table = Table(
-        name=os.path.basename(target),
-        manifest=manifest,
-        snippet=snippet,
-        target=target,
-        begin_marker=begin_marker,
-        end_marker=end_marker,
-        source_label=source_label or default_source_label(manifest),
-        snippet_variants=parsed,
-        indent=indent,
-        language=LANGUAGES[language],
-    )
-    for setting, problem in setting_problems(table):
-        raise CodegenError(SETTING_FLAGS[setting], problem)
-    return table
 
 
 @click.command(
@@ -134,6 +87,7 @@ def single_table(
 @click.option(
     "--snippet-variant",
     "variants",
+    type=NameValue(),
     metavar="NAME=PATH",
     multiple=True,
     help="Single-table mode: a snippet for entries with _template: NAME (repeatable).",
@@ -176,6 +130,21 @@ def single_table(
     help="Pre-commit mode: only tables the FILES touch (none given: none), and fail "
     "if a registered file is deleted or renamed.",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="text",
+    show_default=True,
+    help="github: also print a GitHub Actions ::error command for each stale "
+    "region and each error, so a pull request shows it on its line.",
+)
+@click.option(
+    "--import-bazel",
+    metavar="BUILD_FILE",
+    help="Print a .tuning-codegen.yaml holding every codegen test rule of this "
+    "Bazel BUILD file (parsed, never run); save it at the workspace root.",
+)
 def command(
     files: tuple[str, ...],
     check: bool,
@@ -185,7 +154,7 @@ def command(
     list_tables: bool,
     manifest: str | None,
     snippet: str | None,
-    variants: tuple[str, ...],
+    variants: tuple[tuple[str, str], ...],
     target: str | None,
     begin_marker: str | None,
     end_marker: str | None,
@@ -193,48 +162,91 @@ def command(
     indent: str,
     language: str,
     hook: bool,
+    fmt: str,
+    import_bazel: str | None,
 ) -> int:
     """Render tuning manifests through snippets into the marked regions of source
     files."""
-    from hooks.run import run_registry, run_single  # keeps --help fast
-
+    enter_build_working_directory()
+    registry_flags = ("--config", "--since", "--table", "--list", "FILES", "--hook")
+    used = (config, since, table_names, list_tables, files, hook)
+    registry_used = [f for f, on in zip(registry_flags, used) if on]
     single = (manifest, snippet, target, begin_marker, end_marker)
     given = {k: v for k, v in zip(SINGLE_FLAGS, single) if v is not None}
-    if given or variants or source_label:
-        registry_flags = ("--config", "--since", "--table", "--list", "FILES", "--hook")
-        used = (config, since, table_names, list_tables, files, hook)
-        _check_single_flags(given, [f for f, on in zip(registry_flags, used) if on])
-        table = single_table(
-            **given,
-            source_label=source_label,
-            variants=variants,
-            indent=indent,
-            language=language,
-        )
-        return run_single(table, check=check)
-    if hook and (since or list_tables):
-        raise click.UsageError("--hook cannot be combined with --since or --list")
-    return run_registry(
-        config=config,
-        table_names=table_names,
-        since=since,
-        files=files,
-        check=check,
-        list_only=list_tables,
-        cwd=Path.cwd(),
-        hook=hook,
-    )
+    if import_bazel is not None:
+        extra = [f for f, on in (("--check", check), ("--snippet-variant", variants),
+                                 ("--source-label", source_label)) if on]  # fmt: skip
+        return print_imported_registry(import_bazel, [*registry_used, *given, *extra])
+    github = fmt == "github"
+    with annotated_errors(github):
+        if given or variants or source_label:
+            check_single_flags(given, registry_used)
+            table = single_table(
+                **given, source_label=source_label, variants=variants,
+                indent=indent, language=language,
+            )  # fmt: skip
+            return _run_single(table, check=check, annotate=github)
+        if hook and (since or list_tables):
+            raise click.UsageError("--hook cannot be combined with --since or --list")
+        return _run_registry(
+            config=config, table_names=table_names, since=since, files=files,
+            check=check, list_only=list_tables, cwd=Path.cwd(), hook=hook,
+            annotate=github,
+        )  # fmt: skip
 
 
-def _check_single_flags(given: dict[str, str], registry_flags: list[str]) -> None:
-    if registry_flags:
-        raise click.UsageError(
-            f"{registry_flags[0]} cannot be combined with single-table flags "
-            "(--manifest ...)"
-        )
-    missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in given]
-    if missing:
-        raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
+def _run_single(table: Table, *, check: bool, annotate: bool) -> int:
+    from hooks.run import run_single  # keeps --help fast
+
+    return run_single(table, check=check, annotate=annotate)
+
+
+def _run_registry(**arguments: Any) -> int:
+    from hooks.run import run_registry  # keeps --help fast
+
+    return run_registry(**arguments)
+
+
+def enter_build_working_directory() -> None:
+    """Under ``bazel run`` the tool starts in its runfiles; like the reference, work
+    from where the user stands (``$BUILD_WORKING_DIRECTORY``), so paths given on the
+    command line and the registry's discovery mean what they mean there."""
+    folder = os.environ.get("BUILD_WORKING_DIRECTORY")
+    if not folder:
+        return
+    try:
+        os.chdir(folder)
+    except OSError as exc:
+        raise CodegenError(
+            folder, f"BUILD_WORKING_DIRECTORY: cannot enter: {exc.strerror or exc}"
+        ) from None
+
+
+def print_imported_registry(build_file: str, others: Sequence[str]) -> int:
+    """``--import-bazel``: the registry on stdout; nothing else is read or written."""
+    if others:
+        name = others[0] if others[0].startswith(("--", "FILES")) else f"--{others[0]}"
+        raise click.UsageError(f"--import-bazel cannot be combined with {name}")
+    from hooks.bazel import import_bazel
+    from hooks.textio import read_text
+
+    sys.stdout.write(import_bazel(read_text(build_file), build_file))
+    return EXIT_OK
+
+
+@contextlib.contextmanager
+def annotated_errors(annotate: bool) -> Iterator[None]:
+    """With ``--format github``, each error is also a workflow command on stdout;
+    the plain ``path:line: error:`` lines still go to stderr."""
+    try:
+        yield
+    except (CodegenError, CodegenErrors) as exc:
+        if annotate:
+            from hooks.annotate import error_annotations
+
+            errors = exc.errors if isinstance(exc, CodegenErrors) else (exc,)
+            print("\n".join(error_annotations(errors)), flush=True)
+        raise
 
 
 def main(argv: Sequence[str] | None = None) -> int:

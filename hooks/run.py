@@ -26,9 +26,11 @@ PROG = "tuning-codegen"
 Label = Callable[[str], tuple[str, str]]
 
 
-def run_single(table: Table, *, check: bool) -> int:
+def run_single(table: Table, *, check: bool, annotate: bool = False) -> int:
     """Single-table mode: diff headers show the target path as given."""
-    return _run([table], (), check=check, label=lambda path: (path, path))
+    return _run(
+        [table], (), check=check, label=lambda path: (path, path), annotate=annotate
+    )
 
 
 def run_registry(
@@ -41,6 +43,7 @@ def run_registry(
     list_only: bool,
     cwd: Path,
     hook: bool = False,
+    annotate: bool = False,
 ) -> int:
     """Registry mode; ``hook``: only tables ``files`` touch (none given: none), and
     no registered file deleted (``hooks.hookmode``)."""
@@ -73,6 +76,7 @@ def run_registry(
         git_style=True,
         cwd=cwd,
         real_of=registry.real_path,
+        annotate=annotate,
     )
 
 
@@ -150,6 +154,7 @@ def _run(
     git_style: bool = False,
     cwd: Path | None = None,
     real_of: Callable[[str], str] = os.path.realpath,
+    annotate: bool = False,
 ) -> int:
     from hooks.generate import plan, regenerate  # not needed when no table is
 
@@ -161,6 +166,10 @@ def _run(
     stale = [u for u in plan(tables, siblings, real_of) if u.stale]
     if not stale:
         return EXIT_OK
+    if annotate:  # --format github: one workflow command per stale region
+        from hooks.annotate import stale_annotations
+
+        print("\n".join(stale_annotations(stale)))
     _print_diffs(stale, label, git_style=git_style)
     return EXIT_STALE
 

@@ -41,11 +41,10 @@ def scan(data: bytes) -> None:
 
 
 def _scan(data: bytes) -> None:
+    """One pass: hot opcodes only count; rare ones sync the totals (depth, cost)."""
     stack = Stack()
     limit = (COST_PER_FILE_BYTE - 4) * len(data) + COST_BASE  # 4: text payloads
     slow_left = SLOW_BASE + int(len(data) * SLOW_PER_FILE_BYTE)
-    # The hot opcodes only count: the stack depth is depth + texts + gets, and the
-    # cost adds theirs (see _sync) when a rarer opcode needs them.
     depth = memo = texts = gets = cost = floor = i = 0
     while True:
         op = data[i]  # IndexError past the end: truncated
