@@ -219,8 +219,9 @@ def _registry_text(tables: list[ImportedTable], path: str) -> str:
     )  # fmt: skip
     shown = "".join(c if c.isprintable() else "?" for c in path)
     header = (
-        f"# Imported from {shown} by tuning-codegen --import-bazel: one table per\n"
-        "# codegen test rule. Paths are relative to the Bazel workspace root: save\n"
-        "# this file there as .tuning-codegen.yaml.\n"
+        "# Imported by tuning-codegen --import-bazel from:\n"
+        f"#   {shown}\n"
+        "# One table per codegen test rule. Paths are relative to the Bazel workspace\n"
+        "# root: save this file there as .tuning-codegen.yaml.\n"
     )
     return header + body

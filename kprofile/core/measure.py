@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-
-class AnalysisInputError(ValueError):
-    """Input the analysis cannot work with; ``str()`` is one line for the user."""
+from kprofile.core.metric import Metric, ratio_to
+from kprofile.errors import usage_error
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,21 +41,21 @@ def measure(
     *,
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
-    metric: str,
-    lower_is_better: bool,
+    metric: Metric,
 ) -> Measured:
     """Validate the input and compute every (shape, config) ratio, vectorized."""
     shape_cols, param_cols = list(shape_cols), list(param_cols)
-    check_columns(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+    column = metric.column
+    check_columns(df, shape_cols=shape_cols, param_cols=param_cols, metric=column)
     shape_id = _group_ids(df, shape_cols)
     config_id = _group_ids(df, param_cols)
-    value = pd.to_numeric(df[metric], errors="coerce").astype(float)
+    value = pd.to_numeric(df[column], errors="coerce").astype(float)
     ok = np.isfinite(value.to_numpy()) & (value.to_numpy() > 0)
     if not ok.any():
-        raise AnalysisInputError(
-            f"no successful run: every {metric!r} value is 0, negative or missing"
+        raise usage_error(
+            f"no successful run: every {column!r} value is 0, negative or missing"
         )
-    best_of = "min" if lower_is_better else "max"
+    best_of = "max" if metric.higher_is_better else "min"
     table = (
         pd.DataFrame(
             {"shape": shape_id[ok], "config": config_id[ok], "value": value[ok]}
@@ -66,12 +65,10 @@ def measure(
         .reset_index()
     )
     by_shape = table.groupby("shape")["value"]
-    table["best"] = by_shape.transform("min" if lower_is_better else "max")
-    table["ratio"] = (
-        table["value"] / table["best"]
-        if lower_is_better
-        else table["best"] / table["value"]
-    )
+    highest = metric.higher_is_better
+    table["best"] = by_shape.transform("max") if highest else by_shape.transform("min")
+    best = table["best"].to_numpy(dtype=np.float64)
+    table["ratio"] = ratio_to(table["value"].to_numpy(dtype=np.float64), best, metric)
     return Measured(
         table=table,
         shapes=_first_rows(df, shape_cols, shape_id),
@@ -86,15 +83,15 @@ def check_columns(
     param_cols: Sequence[str],
     metric: str,
 ) -> None:
-    """Raise ``AnalysisInputError`` for empty input or columns the frame lacks."""
+    """Refuse empty input and columns the frame lacks (a usage error)."""
     if len(df) == 0:
-        raise AnalysisInputError("no results: the table is empty")
+        raise usage_error("no results: the table is empty")
     if not param_cols:
-        raise AnalysisInputError("no parameter columns to analyze")
+        raise usage_error("no parameter columns to analyze")
     wanted = [*shape_cols, *param_cols, metric]
     unknown = [c for c in dict.fromkeys(wanted) if c not in df.columns]
     if unknown:
-        raise AnalysisInputError(
+        raise usage_error(
             f"unknown column(s) {', '.join(map(repr, unknown))}; "
             f"available: {', '.join(map(str, df.columns))}"
         )
@@ -102,7 +99,7 @@ def check_columns(
         set(shape_cols) & set(param_cols) | ({metric} & set([*shape_cols, *param_cols]))
     )
     if both:
-        raise AnalysisInputError(
+        raise usage_error(
             f"column(s) {', '.join(map(repr, both))} used in more than one role"
         )
 
@@ -123,7 +120,7 @@ def _first_rows(df: pd.DataFrame, cols: list[str], ids: pd.Series) -> pd.DataFra
     return out.sort_index()
 
 
-def within_tol(table: pd.DataFrame, tol: float, *, lower_is_better: bool) -> pd.Series:
+def within_tol(table: pd.DataFrame, tol: float, metric: Metric) -> pd.Series:
     """Rows of a ``Measured.table`` whose value is within ``tol`` of the shape's best.
 
     Checked in the three ways a reader may write it (ratio <= 1 + tol, ratio - 1 <= tol,
@@ -131,5 +128,8 @@ def within_tol(table: pd.DataFrame, tol: float, *, lower_is_better: bool) -> pd.
     one of them rejects.
     """
     ratio, value, best = table["ratio"], table["value"], table["best"]
-    scaled = value <= best * (1 + tol) if lower_is_better else value * (1 + tol) >= best
+    if metric.higher_is_better:
+        scaled = value * (1 + tol) >= best
+    else:
+        scaled = value <= best * (1 + tol)
     return (ratio <= 1 + tol) & (ratio - 1 <= tol) & scaled

@@ -131,7 +131,9 @@ def worst_position(values: np.ndarray, metric: Metric) -> int | None:
     return int(np.argmax(np.where(valid, values, -np.inf)))
 
 
-def ratio_to(values: np.ndarray | float, best: float, metric: Metric) -> np.ndarray:
+def ratio_to(
+    values: np.ndarray | float, best: np.ndarray | float, metric: Metric
+) -> np.ndarray:
     """Ratio of each value to ``best`` (1.0 = as good, > 1.0 = worse); NaN for failed
     values."""
     array = np.asarray(values, dtype=np.float64)

@@ -23,13 +23,13 @@ import pandas as pd
 
 from kprofile.core.columns import group_codes
 from kprofile.core.measure import (
-    AnalysisInputError,
     check_columns,
     measure,
     within_tol,
 )
 from kprofile.core.metric import Metric
 from kprofile.core.values import plain, value_label
+from kprofile.errors import usage_error
 
 REASON = "reason"
 NOTHING_RAN = "no successful run"
@@ -82,22 +82,17 @@ def build_sweep(
     # only the columns measure reads: copying the spec strings would cost more
     rows = frame.loc[placed, [*shape_cols, *param_cols, metric.column]]
     rows[column] = points[placed].astype(np.int64 if integral else np.float64)
-    lower = not metric.higher_is_better
     measured = measure(
-        rows,
-        shape_cols=shape_cols,
-        param_cols=param_cols,
-        metric=metric.column,
-        lower_is_better=lower,
+        rows, shape_cols=shape_cols, param_cols=param_cols, metric=metric
     )
     table, shapes = measured.table, measured.shapes
     codes = group_codes(shapes, group_cols)
     if np.bincount(codes).max() <= 1:  # one point per group, counting failed ones
         where = f" in every group ({', '.join(group_cols)})" if group_cols else ""
-        raise AnalysisInputError(
+        raise usage_error(
             f"{column} is constant{where}: there is nothing to split into ranges"
         )
-    within = within_tol(table, tol, lower_is_better=lower).to_numpy()
+    within = within_tol(table, tol, metric).to_numpy()
     ratio = np.where(within, table["ratio"].to_numpy(dtype=np.float64), np.inf)
     groups = _groups(table, ratio, shapes, codes, group_cols, column)
     ran = np.zeros(len(shapes), dtype=bool)
@@ -120,7 +115,7 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
         example = next(
             (v for v in values.tolist() if plain(v) is not None), values.iloc[0]
         )
-        raise AnalysisInputError(
+        raise usage_error(
             f"{column} must hold numbers to make ranges of; it holds {kind} values "
             f"(e.g. {value_label(example)})"
         )
@@ -129,7 +124,7 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
     )
     finite = numbers[np.isfinite(numbers)]
     if not len(finite):
-        raise AnalysisInputError(f"{column} has no value in any row")
+        raise usage_error(f"{column} has no value in any row")
     integral = bool((finite == np.round(finite)).all() and abs(finite).max() < 2**53)
     return numbers, integral
 

@@ -27,8 +27,9 @@ from typing import Literal
 
 import pandas as pd
 
-from kprofile.core.measure import AnalysisInputError, Measured, measure
+from kprofile.core.measure import Measured, measure
 from kprofile.core.metric import Metric
+from kprofile.errors import usage_error
 from kprofile.modes.cover_problem import solve_shared, split_shapes
 from kprofile.options import DEFAULT_COVER_LOSS_TIME_LIMIT, DEFAULT_COVER_TIME_LIMIT
 
@@ -42,7 +43,6 @@ __all__ = [
     "REASON",
     "REASON_NOT_SHARED",
     "REASON_NO_RUN",
-    "AnalysisInputError",
     "CoverResult",
     "Method",
     "cover",
@@ -115,30 +115,20 @@ def cover(
     *,
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
-    metric: Metric | str,
+    metric: Metric,
     tol: float,
-    lower_is_better: bool | None = None,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     loss_time_limit: float | None = DEFAULT_LOSS_TIME_LIMIT,
 ) -> CoverResult:
     """The fewest configs such that every shape has one within ``tol`` of its best.
 
-    ``metric``: the ``Metric`` (column and direction). A column name with
-    ``lower_is_better`` is the older spelling, kept while the CLI still passes it.
-    ``time_limit``: seconds for the search in all (None: no limit); ``loss_time_limit``:
-    at most this many of them for the loss once the size is proven (None: the rest).
+    ``metric``: the column and its direction. ``time_limit``: seconds for the search
+    in all (None: no limit); ``loss_time_limit``: at most this many of them for the
+    loss once the size is proven (None: the rest).
     """
-    metric = _as_metric(metric, lower_is_better)
     _check_limits(tol, time_limit, loss_time_limit)
-    lower = not metric.higher_is_better
-    m = measure(
-        df,
-        shape_cols=shape_cols,
-        param_cols=param_cols,
-        metric=metric.column,
-        lower_is_better=lower,
-    )
-    split = split_shapes(m.table, tol, lower_is_better=lower)
+    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+    split = split_shapes(m.table, tol, metric)
     solution, chosen = solve_shared(
         split, time_limit=time_limit, loss_time_limit=loss_time_limit
     )
@@ -169,31 +159,19 @@ class _Facts:
     loss_proven: bool
 
 
-def _as_metric(metric: Metric | str, lower_is_better: bool | None) -> Metric:
-    if isinstance(metric, Metric):
-        if lower_is_better is not None:
-            raise TypeError("cover: the Metric already says its direction")
-        return metric
-    if lower_is_better is None:
-        raise TypeError("cover: a metric column needs lower_is_better")
-    return Metric(metric, higher_is_better=not lower_is_better)
-
-
 def _check_limits(
     tol: float, time_limit: float | None, loss_time_limit: float | None
 ) -> None:
     if not _is_number(tol):
-        raise AnalysisInputError(f"tolerance must be a finite number, got {tol!r}")
+        raise usage_error(f"tolerance must be a finite number, got {tol!r}")
     if tol < 0:
-        raise AnalysisInputError(f"tolerance must be >= 0, got {tol}")
+        raise usage_error(f"tolerance must be >= 0, got {tol}")
     for name, limit in (
         ("time limit", time_limit),
         ("loss time limit", loss_time_limit),
     ):
         if limit is not None and not (_is_number(limit) and limit >= 0):
-            raise AnalysisInputError(
-                f"{name} must be a number of seconds >= 0, got {limit!r}"
-            )
+            raise usage_error(f"{name} must be a number of seconds >= 0, got {limit!r}")
 
 
 def _is_number(value: object) -> bool:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from kprofile.core.cover_solver import CoverProblem, CoverSolution, solve_cover
 from kprofile.core.measure import within_tol
+from kprofile.core.metric import Metric
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,8 +30,8 @@ class Split:
     baseline_size: int
 
 
-def split_shapes(table: pd.DataFrame, tol: float, *, lower_is_better: bool) -> Split:
-    covering = table[within_tol(table, tol, lower_is_better=lower_is_better).to_numpy()]
+def split_shapes(table: pd.DataFrame, tol: float, metric: Metric) -> Split:
+    covering = table[within_tol(table, tol, metric).to_numpy()]
     own_best = table.sort_values(
         ["shape", "ratio", "config"], kind="stable"
     ).drop_duplicates("shape")

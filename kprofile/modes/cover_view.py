@@ -10,8 +10,8 @@ import numpy as np
 from kprofile.core.combine import combine
 from kprofile.core.metric import Metric
 from kprofile.core.values import records
-from kprofile.errors import usage_error
-from kprofile.modes.cover import CONFIG, AnalysisInputError, CoverResult, cover
+from kprofile.errors import KprofileError, usage_error
+from kprofile.modes.cover import CONFIG, CoverResult, cover
 from kprofile.options import Options
 from kprofile.outcome import Outcome
 from kprofile.render.section import Section
@@ -111,8 +111,8 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             time_limit=options.cover_time_limit,
             loss_time_limit=options.cover_loss_time_limit,
         )
-    except AnalysisInputError as exc:
-        raise usage_error(f"--cover: {exc}") from None
+    except KprofileError as exc:
+        raise usage_error(f"--cover: {exc.message}") from None
     outcome.sections += cover_sections(
         result, shape_cols=combined.shape_cols, metric=metric
     )

@@ -127,11 +127,8 @@ def shape_table(
     base = table[base_column].to_numpy(dtype=np.float64)
     for name, _ in parts[1:]:
         column = table[f"{metric.column} [{name}]"].to_numpy(dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = base / column if metric.higher_is_better else column / base
-        table[f"ratio [{name}]"] = np.where(
-            valid_mask(base) & valid_mask(column), ratio, np.nan
-        )
+        ratio = ratio_to(column, base, metric)  # NaN where this file's run failed
+        table[f"ratio [{name}]"] = np.where(valid_mask(base), ratio, np.nan)
     order = rank_order(base, metric)
     rest = np.setdiff1d(np.arange(len(table)), order, assume_unique=True)
     return table.iloc[np.concatenate([order, rest])].reset_index(drop=True)

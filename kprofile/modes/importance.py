@@ -21,11 +21,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from kprofile.core.measure import AnalysisInputError, measure
+from kprofile.core.measure import measure
+from kprofile.core.metric import Metric
 from kprofile.core.values import plain
 
 __all__ = [
-    "AnalysisInputError",
     "ImportanceResult",
     "ParamImportance",
     "ValueReach",
@@ -82,17 +82,10 @@ def importance(
     *,
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
-    metric: str,
-    lower_is_better: bool,
+    metric: Metric,
 ) -> ImportanceResult:
     """Rank ``param_cols`` by how much fixing each to its worst value can cost."""
-    m = measure(
-        df,
-        shape_cols=shape_cols,
-        param_cols=param_cols,
-        metric=metric,
-        lower_is_better=lower_is_better,
-    )
+    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
     shapes_total = int(m.table["shape"].nunique())
     unranked = [_param(m.table, m.configs[p], p) for p in param_cols]
     order = sorted(range(len(unranked)), key=lambda i: _rank_key(unranked[i], i))

@@ -13,7 +13,6 @@ from kprofile.core.combine import combine
 from kprofile.core.metric import Metric
 from kprofile.errors import KprofileError, usage_error
 from kprofile.modes.importance import (
-    AnalysisInputError,
     ImportanceResult,
     ParamImportance,
     importance,
@@ -92,11 +91,10 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             combined.frame,
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
-            metric=metric.column,
-            lower_is_better=not metric.higher_is_better,
+            metric=metric,
         )
-    except AnalysisInputError as exc:
-        raise usage_error(f"--importance: {exc}") from None
+    except KprofileError as exc:
+        raise usage_error(f"--importance: {exc.message}") from None
     written: list[str] = []
     if options.plot is not None:
         written = plot_importance(result, options.plot)

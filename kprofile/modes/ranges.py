@@ -18,12 +18,11 @@ from typing import Any
 import numpy as np
 
 from kprofile.core.combine import combine, default_shape_columns
-from kprofile.core.measure import AnalysisInputError
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import Partition, partition
 from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
 from kprofile.core.values import plain, value_label
-from kprofile.errors import usage_error
+from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
 from kprofile.options import DEFAULT_TOL, Options
 from kprofile.outcome import Outcome
@@ -66,8 +65,8 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             metric=metric,
             tol=tol,
         )
-    except AnalysisInputError as exc:
-        raise usage_error(f"--ranges: {exc}") from None
+    except KprofileError as exc:
+        raise usage_error(f"--ranges: {exc.message}") from None
     check_range_end(sweep, column, options.range_end)
     ranged = [_ranged(g, sweep, column, options.range_end) for g in sweep.groups]
     outcome.sections += ranges_sections(

@@ -43,7 +43,9 @@ def workspace(tmp_path: Path) -> Path:
 def test_import_bazel_then_check_is_fresh(workspace: Path) -> None:
     done = tool("--import-bazel", "fixtures/bazel/BUILD.bazel", cwd=workspace)
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.startswith("# Imported from fixtures/bazel/BUILD.bazel by ")
+    assert done.stdout.startswith(
+        "# Imported by tuning-codegen --import-bazel from:\n#   fixtures/bazel/BUILD.bazel\n"
+    )
     (workspace / ".tuning-codegen.yaml").write_text(done.stdout)
     listed = tool("--check", "--list", cwd=workspace)
     assert listed.returncode == 0, listed.stderr

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from kprofile.core.measure import AnalysisInputError
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import partition
 from kprofile.core.sweep import Sweep, build_sweep
+from kprofile.errors import KprofileError
 
 MET = "met (ms)"
 LOWER = Metric(MET, higher_is_better=False)
@@ -137,9 +137,9 @@ def test_float_points() -> None:
 )
 def test_unusable_range_columns(values: list[Any], message: str) -> None:
     rows = [{"N": n, "M": v, "BM": 64, MET: 1.0} for n in (1, 2) for v in values]
-    with pytest.raises(AnalysisInputError) as info:
+    with pytest.raises(KprofileError) as info:
         sweep(rows, 0.03)
-    assert str(info.value) == message
+    assert info.value.message == message
 
 
 # ---------------------------------------------------------------- property test
@@ -208,8 +208,8 @@ def test_ranges_checked_point_by_point_and_minimal(
     metric = Metric(MET, higher_is_better=higher)
     try:
         result = sweep(rows, tol, metric=metric)
-    except AnalysisInputError as exc:
-        assert str(exc).startswith("M is constant")
+    except KprofileError as exc:
+        assert exc.message.startswith("M is constant")
         return
     truth = oracle(rows, tol, higher)
     covered = []

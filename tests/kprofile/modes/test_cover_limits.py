@@ -18,7 +18,8 @@ from cover_support import (
 )
 
 from kprofile.core.metric import Metric
-from kprofile.modes.cover import AnalysisInputError, cover
+from kprofile.errors import KprofileError
+from kprofile.modes.cover import cover
 from kprofile.modes.cover_view import cover_sections
 
 
@@ -65,30 +66,6 @@ def test_no_time_for_the_loss_says_so() -> None:
         "exact (no smaller table exists); the loss search hit its time limit: "
         "a table of this size may lose less"
     )
-
-
-def test_column_name_with_direction_is_the_same_call() -> None:
-    df = table_from_coverage(TRAP, 5)
-    old = cover(
-        df,
-        shape_cols=SHAPES,
-        param_cols=PARAMS,
-        metric="met",
-        lower_is_better=True,
-        tol=0.02,
-    )
-    assert chosen_names(old) == chosen_names(run(df)) == ["c0", "c5"]
-    with pytest.raises(TypeError, match="needs lower_is_better"):
-        cover(df, shape_cols=SHAPES, param_cols=PARAMS, metric="met", tol=0.02)
-    with pytest.raises(TypeError, match="already says its direction"):
-        cover(
-            df,
-            shape_cols=SHAPES,
-            param_cols=PARAMS,
-            metric=TIME,
-            lower_is_better=True,
-            tol=0.02,
-        )
 
 
 # ------------------------------------------------------------------ errors
@@ -158,7 +135,7 @@ ERRORS = [
 
 
 @pytest.mark.parametrize(("df", "overrides", "message"), ERRORS)
-def test_errors_are_one_line_value_errors(
+def test_errors_are_one_line_usage_errors(
     df: pd.DataFrame, overrides: dict[str, object], message: str
 ) -> None:
     kwargs: dict[str, object] = {
@@ -168,7 +145,7 @@ def test_errors_are_one_line_value_errors(
         "tol": 0.02,
         **overrides,
     }
-    with pytest.raises(AnalysisInputError) as info:
+    with pytest.raises(KprofileError) as info:
         cover(df, **kwargs)  # type: ignore[arg-type]
-    assert isinstance(info.value, ValueError)
-    assert str(info.value) == message
+    assert info.value.message == message
+    assert str(info.value) == f"kprofile: error: {message}"

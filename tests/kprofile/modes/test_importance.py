@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
+from kprofile.core.metric import Metric
 from kprofile.core.values import value_label
+from kprofile.errors import KprofileError
 from kprofile.modes.importance import (
     TABLE_COLUMNS,
-    AnalysisInputError,
     ImportanceResult,
     importance,
 )
@@ -44,8 +45,7 @@ def run(
         df,
         shape_cols=["M"],
         param_cols=list(params),
-        metric="met",
-        lower_is_better=lower,
+        metric=Metric("met", higher_is_better=not lower),
     )
 
 
@@ -184,8 +184,7 @@ def test_ranking_ties_break_by_geomean_then_input_order() -> None:
         df,
         shape_cols=["M"],
         param_cols=["C", "A", "B"],
-        metric="met",
-        lower_is_better=True,
+        metric=Metric("met", higher_is_better=False),
     )
     # B=0 -> (M=1: 1.0, M=2: 1.0); B=1 -> (1.5, 1.5): worst 1.5, geomean 1.5 > A's sqrt(1.5)
     assert [(p.param, p.cost) for p in result.params] == [
@@ -198,7 +197,10 @@ def test_ranking_ties_break_by_geomean_then_input_order() -> None:
 def test_no_shape_columns_means_one_shape() -> None:
     df = grid(BASE, shapes=(1,))
     result = importance(
-        df, shape_cols=[], param_cols=["BM"], metric="met", lower_is_better=True
+        df,
+        shape_cols=[],
+        param_cols=["BM"],
+        metric=Metric("met", higher_is_better=False),
     )
     assert result.shapes_total == 1
     assert [(v.value, v.worst) for v in result.params[0].values] == [
@@ -216,7 +218,7 @@ ERRORS = [
     ),
     pytest.param(
         grid(BASE),
-        {"metric": "gflops"},
+        {"metric": Metric("gflops", higher_is_better=True)},
         "unknown column(s) 'gflops'; available: M, BM, SWAP, met",
         id="metric",
     ),
@@ -240,14 +242,12 @@ def test_errors(df: pd.DataFrame, overrides: dict[str, object], message: str) ->
     kwargs: dict[str, object] = {
         "shape_cols": ["M"],
         "param_cols": ["BM", "SWAP"],
-        "metric": "met",
-        "lower_is_better": True,
+        "metric": Metric("met", higher_is_better=False),
         **overrides,
     }
-    with pytest.raises(AnalysisInputError) as info:
+    with pytest.raises(KprofileError) as info:
         importance(df, **kwargs)  # type: ignore[arg-type]
-    assert isinstance(info.value, ValueError)
-    assert str(info.value) == message
+    assert info.value.message == message
 
 
 # ------------------------------------------------------------------ property: against a plain-Python reference
@@ -293,7 +293,10 @@ def reference(df: pd.DataFrame, param: str) -> dict[object, tuple[float, float, 
 @given(random_grids())
 def test_matches_plain_python_reference(df: pd.DataFrame) -> None:
     result = importance(
-        df, shape_cols=["M"], param_cols=["A", "B"], metric="met", lower_is_better=True
+        df,
+        shape_cols=["M"],
+        param_cols=["A", "B"],
+        metric=Metric("met", higher_is_better=False),
     )
     for p in result.params:
         ref = reference(df, p.param)
@@ -344,8 +347,7 @@ def test_plot_file_names_are_safe_and_unique(tmp_path: Path) -> None:
         df,
         shape_cols=["M"],
         param_cols=["A B", "A/B", "../x"],
-        metric="met",
-        lower_is_better=True,
+        metric=Metric("met", higher_is_better=False),
     )
     names = sorted(Path(p).name for p in plot_importance(result, tmp_path))
 
