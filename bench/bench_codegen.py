@@ -5,17 +5,18 @@ Mojo target files (ENTRIES entries each), then times the real console script in 
 subprocess, median of RUNS runs:
 
   (a) a hook run whose files touch no registered file   tuning-codegen docs/other.txt
-  (b) every table fresh                                 tuning-codegen --check  (and regenerate)
-  (c) every table stale                                 tuning-codegen --check  (and regenerate)
+  (b) every table fresh                       tuning-codegen --check  (and regenerate)
+  (c) every table stale                       tuning-codegen --check  (and regenerate)
 
 plus ``python -c pass``, ``python -c 'import yaml'`` and ``python -c 'import click,
-yaml'`` for comparison, (a) again as the published hooks run it (``--hook``, which
-also checks that no registered file is deleted; shown only when the installed script
-has ``--hook``), one process per table in single-table mode (what a repository does
-with a tool that knows one table at a time), and ``-X importtime`` evidence that (a)
-imports neither pandas nor GitPython.
+yaml'`` for comparison, (a) again as the published hooks run it (``--hook``, which also
+checks that no registered file is deleted; shown only when the installed script has
+``--hook``), one process per table in single-table mode (what a repository does with a
+tool that knows one table at a time), and ``-X importtime`` evidence that (a) imports
+neither pandas nor GitPython.
 
-    python bench/bench_codegen.py [--runs 10] [--tables 100] [--targets 10] [--entries 20]
+    python bench/bench_codegen.py [--runs 10] [--tables 100] [--targets 10]
+        [--entries 20]
 """
 
 from __future__ import annotations
@@ -199,7 +200,8 @@ def expect(timing: Timing, code: int) -> Timing:
 
 
 def make_stale(root: Path, layout: Layout) -> Callable[[], None]:
-    """Change every snippet (so every table is stale); return a function restoring that state."""
+    """Change every snippet (so every table is stale); return a function restoring that
+    state."""
     for target in range(layout.targets):
         snippet = root / "kernels" / f"t{target}" / "entry.mojo.snippet"
         snippet.write_text(
@@ -372,7 +374,8 @@ def measure(root: Path, layout: Layout, runs: int, per_table_runs: int) -> list[
         ),
         expect(
             Timing(
-                f"(c) all stale: tuning-codegen (regenerate, {layout.targets} files written)",
+                f"(c) all stale: tuning-codegen (regenerate, {layout.targets} files "
+                "written)",
                 *time_command(root, tool, runs, restore),
             ),
             0,
@@ -390,24 +393,29 @@ def report(
 ) -> str:
     width = max(len(t.label) for t in timings)
     lines = [
-        f"tuning-codegen benchmark: {layout.tables} tables in {layout.targets} targets, {layout.entries} entries per table",
-        f"python {platform.python_version()} on {platform.system()} {platform.machine()}, {os.cpu_count()} cpus; median of {runs} runs",
+        f"tuning-codegen benchmark: {layout.tables} tables in {layout.targets} "
+        f"targets, {layout.entries} entries per table",
+        f"python {platform.python_version()} on {platform.system()} "
+        f"{platform.machine()}, {os.cpu_count()} cpus; median of {runs} runs",
         "",
         f"{'case':<{width}}  {'median':>10}  {'min':>10}  exit",
         f"{'-' * width}  {'-' * 10}  {'-' * 10}  ----",
     ]
     for t in timings:
         lines.append(
-            f"{t.label:<{width}}  {t.median_ms:>7.1f} ms  {t.min_ms:>7.1f} ms  {t.exit_code:>4}"
+            f"{t.label:<{width}}  {t.median_ms:>7.1f} ms  {t.min_ms:>7.1f} ms  "
+            f"{t.exit_code:>4}"
         )
     lines += [
         "",
         f"-X importtime, (a) tuning-codegen {OTHER_FILE}: {len(imports_a)} modules; "
         f"pandas imported: {'yes' if has_module(imports_a, 'pandas') else 'no'}; "
         f"git (GitPython) imported: {'yes' if has_module(imports_a, 'git') else 'no'}",
-        f"-X importtime, tuning-codegen --check --since HEAD: {len(imports_since)} modules; "
+        "-X importtime, tuning-codegen --check --since HEAD: "
+        f"{len(imports_since)} modules; "
         f"pandas imported: {'yes' if has_module(imports_since, 'pandas') else 'no'}; "
-        f"git (GitPython) imported: {'yes' if has_module(imports_since, 'git') else 'no'}",
+        "git (GitPython) imported: "
+        f"{'yes' if has_module(imports_since, 'git') else 'no'}",
     ]
     return "\n".join(lines)
 
@@ -459,7 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not SCRIPT.exists():
         raise SystemExit(
-            f"{SCRIPT} not found: install the project (pip install -e .) into this interpreter's environment"
+            f"{SCRIPT} not found: install the project (pip install -e .) into this "
+            "interpreter's environment"
         )
     layout = Layout(args.tables, args.targets, args.entries)
     folder = tempfile.mkdtemp(prefix="bench-codegen-")

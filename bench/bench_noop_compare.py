@@ -1,0 +1,60 @@
+"""The hook's no-op path, old against new, measured alternately (fair on a shared
+machine): a commit that touches no registered file, in a generated repository.
+
+    python bench/bench_codegen.py --runs 1 --per-table-runs 0 --keep   # prints REPO
+    git archive <old-commit> hooks | tar -x -C /tmp/oldhooks
+    python bench/bench_noop_compare.py REPO /tmp/oldhooks [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def hook(root: Path, *args: str) -> list[str]:
+    code = (
+        f"import sys; sys.path.insert(0, {str(root)!r}); from hooks.cli import main; "
+        f"raise SystemExit(main({list(args)!r}))"
+    )
+    return [sys.executable, "-c", code]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repo", type=Path)
+    parser.add_argument("old", type=Path, help="a folder holding the old hooks/")
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    cases = {
+        "python -c 'import yaml'": [sys.executable, "-c", "import yaml"],
+        "old: tuning-codegen docs/other.txt": hook(args.old, "docs/other.txt"),
+        "new: tuning-codegen docs/other.txt": hook(PROJECT, "docs/other.txt"),
+        "new: tuning-codegen --hook docs/other.txt": hook(
+            PROJECT, "--hook", "docs/other.txt"
+        ),
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(args.runs):
+        for name, command in cases.items():
+            start = time.perf_counter()
+            done = subprocess.run(command, cwd=args.repo, env=env, capture_output=True)
+            times[name].append(time.perf_counter() - start)
+            if done.returncode:
+                raise SystemExit(f"{name}: exit {done.returncode}: {done.stderr!r}")
+    print(f"median and minimum of {args.runs} alternating runs")
+    for name, values in times.items():
+        median, low = statistics.median(values) * 1000, min(values) * 1000
+        print(f"{name:45s} {median:7.1f} ms  {low:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
