@@ -39,11 +39,6 @@ def parse_token(token: str) -> tuple[str, Any]:
     return (name, parse_value(value.strip())) if sep else (name, True)
 
 
-def parse_spec(spec: str) -> dict[str, Any]:
-    """One spec string as a dict (the first segment, the file stem, is no parameter)."""
-    return dict(parse_token(t) for t in spec.split("/")[1:] if t)
-
-
 @dataclass(frozen=True)
 class SpecColumns:
     """Parameter columns decoded from a spec column, in order of first appearance."""

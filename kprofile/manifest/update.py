@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hooks.errors import CodegenError
+from kprofile.core.values import shape_label
 from kprofile.manifest.edits import append_edit, entry_edits
 from kprofile.manifest.layout import (
     Item,
@@ -91,30 +92,6 @@ def update_manifest(
         if new_text != text:
             check_update(new_text, path, layout, _expected(layout, wanted, changes))
     return UpdateResult(new_text, tuple(changes))
-
-
-def format_summary(result: UpdateResult) -> str:
-    """One line per shape, then the counts: what ``update_manifest`` did."""
-    lines = [_summary_line(change) for change in result.changes]
-    counts = {
-        s: sum(c.status == s for c in result.changes)
-        for s in ("added", "changed", "unchanged")
-    }
-    lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
-    return "\n".join(lines) + "\n"
-
-
-def shape_label(shape: Mapping[str, Any]) -> str:
-    return "/".join(f"{k}={show_value(v)}" for k, v in shape.items())
-
-
-def _summary_line(change: ShapeChange) -> str:
-    head = f"{change.status:<9} {shape_label(change.shape)}"
-    if change.status == "added":
-        return f"{head} (params[{change.index}])"
-    if change.status == "changed":
-        return f"{head} ({change_details(change)})"
-    return head
 
 
 def change_details(change: ShapeChange) -> str:

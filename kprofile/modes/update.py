@@ -14,13 +14,13 @@ import pandas as pd
 
 from hooks.diff import unified_diff
 from hooks.textio import read_text, write_text_atomic
+from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
 from kprofile.manifest.layout import read_layout
 from kprofile.manifest.update import (
     ShapeChange,
     UpdateResult,
     change_details,
-    shape_label,
     update_manifest,
 )
 from kprofile.options import Options

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from support import examples
 
 import kprofile.inputs.spec as spec_module
-from kprofile.inputs.spec import expand_specs, parse_spec, parse_token, parse_value
+from kprofile.inputs.spec import expand_specs, parse_token, parse_value
 
 VALUES = [
     ("128", 128),
@@ -86,6 +86,11 @@ def test_missing_parameters_use_nullable_dtypes() -> None:
     assert str(decoded.columns["BM"].dtype) == "Int64"
     assert str(decoded.columns["F"].dtype) == "boolean"
     assert list(decoded.columns["S"]) == ["x", "y", None]
+
+
+def parse_spec(spec: str) -> dict[str, Any]:
+    """The per-row reference: one spec string as a dict, token by token."""
+    return dict(parse_token(t) for t in spec.split("/")[1:] if t)
 
 
 def _reference(specs: list[Any]) -> dict[str, list[Any]]:

@@ -24,9 +24,9 @@ from hooks.render import render_region
 from kprofile.manifest.update import (
     ShapeChange,
     UpdateResult,
-    format_summary,
     update_manifest,
 )
+from kprofile.modes.update import update_section
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "update"
 EXAMPLE = (FIXTURES / "tuning_table_example.yaml").read_bytes().decode("utf-8")
@@ -511,12 +511,17 @@ def test_summary() -> None:
         shape(64, 1024, 64, MMA_N=64),
     ]
     result = update_manifest(EXAMPLE, sels, pivots=MNK, path="t.yaml")
-    assert format_summary(result) == (
-        "changed   M=256/N=20480/K=5376 (MMA_N: 128 -> 256, STAGES: 6 -> 4, NEW: unset -> 1)\n"
-        "unchanged M=1/N=20480/K=5376\n"
-        "added     M=64/N=1024/K=64 (params[6])\n"
-        "1 added, 1 changed, 1 unchanged\n"
-    )
+    section = update_section(result, path="t.yaml", pivots=MNK, state="updated")
+    assert dict(section.facts)["added"] == 1 and dict(section.facts)["changed"] == 1
+    assert section.table is not None
+    rows = section.table.to_dict("records")
+    assert [(r["shape"], r["status"], r["changes"]) for r in rows] == [
+        ("M=256/N=20480/K=5376", "changed",
+         "MMA_N: 128 -> 256, STAGES: 6 -> 4, NEW: unset -> 1"),
+        ("M=1/N=20480/K=5376", "unchanged", ""),
+        ("M=64/N=1024/K=64", "added", "MMA_N=64"),
+    ]  # fmt: skip
+    assert rows[2]["entry"] == 6
 
 
 def test_codegen_renders_the_updated_manifest() -> None:
