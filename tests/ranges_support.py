@@ -12,23 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from support import results_of
 
 METRIC = "met (ms)"
 
 
 def raw_runs(paths: Sequence[Path | str]) -> pd.DataFrame:
     """Every row that ran (metric > 0 and finite), parameters as spec strings spell them."""
-    frames = []
-    for path in paths:
-        raw = pd.read_pickle(path)["merged_df"]
-        params = pd.DataFrame(
-            [
-                dict(t.lstrip("$").split("=") for t in spec.split("/")[1:])
-                for spec in raw["spec"]
-            ]
-        )
-        frames.append(pd.concat([params, raw[[METRIC]]], axis=1))
-    runs = pd.concat(frames, ignore_index=True)
+    runs = results_of(*paths)
     value = runs[METRIC]
     return runs[(value > 0) & (value < float("inf"))]
 

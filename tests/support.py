@@ -202,3 +202,36 @@ def status_line(output: str, name: str) -> str:
     )
     assert match, output
     return match.group(1)
+
+
+# ---------------------------------------------------------------- tuning-codegen tests
+
+REG = ".tuning-codegen.yaml"
+SMALL = "python/tuning_small.yaml"
+SNIPPET = "python/small.py.snippet"
+PY = "python/dispatch.py"
+SCRIPT = str(Path(sys.executable).with_name("tuning-codegen"))
+
+
+def run_codegen(args: list[str], capsys: Any) -> tuple[int, str, str]:
+    """``tuning-codegen ARGS`` through ``main``: exit code, stdout, stderr."""
+    from hooks.cli import main
+
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def make_stale(codegen_repo: Any) -> Any:
+    """The ``codegen_repo`` with two tables made stale (a Mojo one and the Python one)."""
+    codegen_repo.edit("kernels/tuning_table_sm100_bf16.yaml", "N: 2560", "N: 2688")
+    codegen_repo.edit(SMALL, "M: 64", "M: 128")
+    return codegen_repo
+
+
+def refused(repo: Any, capsys: Any, *lines: str) -> None:
+    """Both modes exit 2 with exactly ``lines`` on stderr; no file changes."""
+    before = repo.snapshot()
+    for args in ([], ["--check"]):
+        assert run_codegen(args, capsys) == (2, "", "".join(x + "\n" for x in lines))
+    assert repo.snapshot() == before

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hooks.errors import CodegenError
-from hooks.manifest import parse_manifest
 from kprofile.manifest.layout import Item, Layout, read_layout
 from kprofile.manifest.replace_text import insertion, overwrite, removal
 from kprofile.manifest.scalar import normalize, same_value
 from kprofile.manifest.text_edit import Edit, apply_edits
+from kprofile.manifest.verify import check_update
 
 Status = Literal["added", "replaced", "unchanged"]
 Values = dict[str, Any]
@@ -93,7 +93,11 @@ def replace_ranges(
     new_text = apply_edits(text, edits) if edits else text
     expected, changes = _expected(merged, plans)
     if new_text != text:
-        _verify(new_text, path, layout.document, expected)
+        check_update(
+            new_text, path, layout, expected,
+            action="replace the ranges in place",
+            suspect="an anchor inside a replaced entry?",
+        )  # fmt: skip
     return ReplaceResult(new_text, tuple(changes))
 
 
@@ -224,36 +228,3 @@ def _expected(
             at = tuple(moved[i] for i in plan.removed)
         changes.append(GroupChange(plan.group.group, plan.status, plan.removed, at))
     return expected, changes
-
-
-def _verify(
-    new_text: str, path: str, document: Mapping[str, Any], expected: Sequence[Values]
-) -> None:
-    try:
-        result = parse_manifest(new_text, path)
-    except CodegenError as exc:
-        raise CodegenError(
-            path,
-            f"the update would not be a valid manifest ({exc.message}); "
-            "nothing was written",
-        ) from None
-    got = [dict(e.values) for e in result.entries]
-    bad = next(
-        (i for i in range(max(len(got), len(expected)))
-         if not _same_list(got[i : i + 1], expected[i : i + 1])),
-        None,
-    )  # fmt: skip
-    others = {k: v for k, v in result.document.items() if k != "params"}
-    if bad is not None or others != {
-        k: v for k, v in document.items() if k != "params"
-    }:
-        where = f"params[{bad}]" if bad is not None else "keys outside params"
-        raise CodegenError(
-            path,
-            f"cannot replace the ranges in place: the edit would also change {where} "
-            "(an anchor inside a replaced entry?); nothing was written",
-        )
-
-
-def _same_list(a: Sequence[Values], b: Sequence[Values]) -> bool:
-    return len(a) == len(b) and all(map(_same, a, b))

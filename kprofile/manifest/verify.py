@@ -21,9 +21,13 @@ def check_update(
     path: str,
     layout: Layout,
     expected: Sequence[Mapping[str, Any]],
+    *,
+    action: str = "update in place",
+    suspect: str = "a shared anchor?",
 ) -> None:
     """``new_text`` holds the ``expected`` entries (merged values) and the keys outside
-    ``params`` that ``layout`` read; else a CodegenError saying what would change."""
+    ``params`` that ``layout`` read; else a CodegenError saying what would change
+    (``cannot {action}: ... ({suspect})``)."""
     try:
         got, document = read_entries(new_text, path)
     except CodegenError as exc:
@@ -46,8 +50,8 @@ def check_update(
         where = f"params[{bad}]" if bad is not None else "keys outside params"
         raise CodegenError(
             path,
-            f"cannot update in place: the edit would also change {where} "
-            "(a shared anchor?); nothing was written",
+            f"cannot {action}: the edit would also change {where} ({suspect}); "
+            "nothing was written",
         )
 
 

@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import install, project_hooks, status_line
+from support import REG, install, project_hooks, status_line
 
 from hooks.cli import main
 
 REGENERATE = project_hooks()["tuning-codegen"]["name"]
 CHECK = project_hooks()["tuning-codegen-check"]["name"]
-REG = ".tuning-codegen.yaml"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
 RANGED = "kernels/tuning_ranged.mojo.snippet"
 SMALL_TABLE = """\

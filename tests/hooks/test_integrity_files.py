@@ -16,21 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import PROJECT
+from support import PROJECT, PY, SMALL
+from support import run_codegen as run
 
-from hooks.cli import main
 from hooks.textio import MAX_BYTES, write_text_atomic
 
-SMALL = "python/tuning_small.yaml"
-PY = "python/dispatch.py"
 FRESH_LINE = "    Config(m=64, fast=False"
 STALE_LINE = "    Config(m=128, fast=False"
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def make_small_stale(repo: object) -> None:

@@ -7,30 +7,17 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import PY, REG, SMALL, SNIPPET
+from support import run_codegen as run
 
-from hooks.cli import main
 from hooks.errors import CodegenError
 from hooks.manifest import parse_manifest
 from hooks.render import render_region
 from hooks.snippet import parse_snippet
-
-REG = ".tuning-codegen.yaml"
-SMALL = "python/tuning_small.yaml"
-SNIPPET = "python/small.py.snippet"
-PY = "python/dispatch.py"
-SCRIPT = str(Path(sys.executable).with_name("tuning-codegen"))
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 # --- item 9: discovery stops at the repository root ---------------------------------
 

@@ -10,34 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import PY, REG, make_stale, refused
+from support import run_codegen as run
 
-from hooks.cli import main
-
-SMALL = "python/tuning_small.yaml"
-PY = "python/dispatch.py"
 MOJO = "kernels/tuning_configs.mojo"
-REG = ".tuning-codegen.yaml"
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
 def repo(codegen_repo: object) -> object:
-    codegen_repo.edit("kernels/tuning_table_sm100_bf16.yaml", "N: 2560", "N: 2688")  # type: ignore[attr-defined]
-    codegen_repo.edit(SMALL, "M: 64", "M: 128")  # type: ignore[attr-defined]
-    return codegen_repo
-
-
-def refused(repo: object, capsys: pytest.CaptureFixture[str], *lines: str) -> None:
-    """Both modes exit 2 with exactly ``lines`` on stderr; no file changes."""
-    before = repo.snapshot()  # type: ignore[attr-defined]
-    for args in ([], ["--check"]):
-        assert run(args, capsys) == (2, "", "".join(line + "\n" for line in lines))
-    assert repo.snapshot() == before  # type: ignore[attr-defined]
+    return make_stale(codegen_repo)
 
 
 # --- item 3: regions of one target never share lines, nest or overlap ---------------

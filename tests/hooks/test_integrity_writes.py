@@ -19,16 +19,13 @@ import time
 from pathlib import Path
 
 import pytest
-from support import unprivileged
+from support import PY, SCRIPT, SMALL, unprivileged
 
 from hooks.errors import CodegenError
 from hooks.transaction import Transaction
 
-SCRIPT = str(Path(sys.executable).with_name("tuning-codegen"))
 MOJO = "kernels/tuning_configs.mojo"
-PY = "python/dispatch.py"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
-SMALL = "python/tuning_small.yaml"
 TEMP = re.compile(r"^\.(.+)\.tuning-codegen-(\d+)\.tmp$")
 
 

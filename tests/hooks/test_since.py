@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from hooks.cli import main
+from support import PY
+from support import run_codegen as run
 
 MOJO = "kernels/tuning_configs.mojo"
-PY = "python/dispatch.py"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
 RANGED_SNIPPET = "kernels/tuning_ranged.mojo.snippet"
 DIFF_HEAD = f"diff --git a/{MOJO} b/{MOJO}\n--- a/{MOJO}\n+++ b/{MOJO}\n"
@@ -113,12 +112,6 @@ def repo(codegen_repo: Any) -> Any:
     codegen_repo.edit("python/tuning_small.yaml", "M: 64", "M: 128")
     codegen_repo.git("commit", "-q", "-am", "small-py stale on purpose")
     return codegen_repo
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_decoy_still_stale(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,23 +11,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from hooks.cli import main
+from support import SCRIPT
+from support import run_codegen as run
 
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
 MOJO = "kernels/tuning_configs.mojo"
-SCRIPT = str(Path(sys.executable).with_name("tuning-codegen"))
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def git(cwd: Path, *args: str) -> str:
