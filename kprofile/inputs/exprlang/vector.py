@@ -93,19 +93,19 @@ class _Block:
     def run(self, start: int, stop: int) -> Col:
         self.part = {k: c.rows(start, stop) for k, c in self.columns.items()}
         self.size = stop - start
-        return self.eval(self.tree.body, None)
+        return self.value_of(self.tree.body, None)
 
-    def eval(self, node: ast.AST, care: Mask) -> Col:
+    def value_of(self, node: ast.AST, care: Mask) -> Col:
         if id(node) in self.constant:
             return self._constant(node)
         if isinstance(node, ast.Name):
             return self.part[node.id]
         if isinstance(node, ast.UnaryOp):
-            value = self.eval(node.operand, care)
+            value = self.value_of(node.operand, care)
             return ops.unary(type(node.op), value, care, self.budget)
         if isinstance(node, ast.BinOp):
-            left = self.eval(node.left, care)
-            right = self.eval(node.right, care)
+            left = self.value_of(node.left, care)
+            right = self.value_of(node.right, care)
             return ops.binary(type(node.op), left, right, care, self.budget)
         if isinstance(node, ast.BoolOp):
             conjunction = isinstance(node.op, ast.And)
@@ -126,7 +126,7 @@ class _Block:
         """``and``/``or`` over ``nodes``: three-valued, short-circuiting per row."""
         logic = _Logic(self.size, care, conjunction)
         for node in nodes:
-            logic.add(ops.truth_col(self.eval(node, logic.active)))
+            logic.add(ops.truth_col(self.value_of(node, logic.active)))
             if not logic.active.any():
                 break
         return logic.result()
@@ -135,9 +135,9 @@ class _Block:
         """``a < b <= c``: ``a < b and b <= c`` with ``b`` evaluated once."""
         logic = _Logic(self.size, care, True)
         values = operands(node)
-        left = self.eval(values[0], care)
+        left = self.value_of(values[0], care)
         for op, right_node in zip(node.ops, values[1:]):
-            right = self.eval(right_node, logic.active)
+            right = self.value_of(right_node, logic.active)
             logic.add(ops.compare(type(op), left, right, logic.active, self.budget))
             if not logic.active.any():
                 break
