@@ -30,6 +30,10 @@ Examples:
   tuning-codegen --check --since origin/main
                                       check only tables whose files changed
   tuning-codegen --list               every table with its target and status
+  tuning-codegen --check --format github
+                                      in CI: annotate stale regions on their lines
+  tuning-codegen --import-bazel BUILD.bazel > .tuning-codegen.yaml
+                                      a registry from the reference's Bazel rules
   tuning-codegen --manifest tuning_table.yaml --snippet entry.mojo.snippet \\
       --target configs.mojo --begin-marker BEGIN-TUNING --end-marker END-TUNING \\
       --source-label tuning_table.yaml --check
