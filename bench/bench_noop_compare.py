@@ -19,9 +19,16 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 
 
-def hook(root: Path, *args: str) -> list[str]:
+def hook(tree: Path, *args: str) -> list[str]:
+    """The command that runs the code generator of ``tree`` (a checkout, or the
+    archive of one): ``hooks/tuning_codegen`` since the rename, ``hooks`` before."""
+    root, module = (
+        (tree / "hooks", "tuning_codegen.cli")
+        if (tree / "hooks" / "tuning_codegen").is_dir()
+        else (tree, "hooks.cli")
+    )
     code = (
-        f"import sys; sys.path.insert(0, {str(root)!r}); from hooks.cli import main; "
+        f"import sys; sys.path.insert(0, {str(root)!r}); from {module} import main; "
         f"raise SystemExit(main({list(args)!r}))"
     )
     return [sys.executable, "-c", code]
@@ -30,7 +37,7 @@ def hook(root: Path, *args: str) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("repo", type=Path)
-    parser.add_argument("old", type=Path, help="a folder holding the old hooks/")
+    parser.add_argument("old", type=Path, help="a folder holding the old tree's hooks/")
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     cases = {

@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hooks.clirun import run_command
-from hooks.errors import EXIT_INPUT_ERROR, EXIT_OK
 from kprofile.errors import PROG, usage_error
 from kprofile.options import (
     DEFAULT_COVER_LOSS_TIME_LIMIT,
@@ -31,6 +29,8 @@ from kprofile.options import (
     Seconds,
     parse_columns,
 )
+from tuning_codegen.clirun import run_command
+from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK
 
 if TYPE_CHECKING:
     from kprofile.outcome import Outcome

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hooks.errors import CodegenError
+from tuning_codegen.errors import InputError
 
 PROG = "kprofile"
 
 
-class KprofileError(CodegenError):
+class KprofileError(InputError):
     """A problem with the user's input or options; never a bug in this program.
 
-    It shares ``hooks.errors.CodegenError``'s format so errors raised while reading a
-    manifest through ``hooks`` are reported the same way.
+    It shares ``tuning_codegen.errors.InputError``'s format, so errors raised while
+    reading a manifest through ``tuning_codegen`` are reported the same way.
     """
 
 

@@ -140,7 +140,7 @@ def unprivileged(command: list[str]) -> list[str]:
     return ["setpriv", drop, "--", *command]
 
 
-# --- real pre-commit in a repository of tests/hooks/conftest.py (``codegen_repo``) ---
+# --- real pre-commit in a repository of tests/tuning_codegen/conftest.py (``codegen_repo``) ---
 
 
 def env_for(pre_commit_home: Path) -> dict[str, str]:
@@ -215,7 +215,7 @@ SCRIPT = str(Path(sys.executable).with_name("tuning-codegen"))
 
 def run_codegen(args: list[str], capsys: Any) -> tuple[int, str, str]:
     """``tuning-codegen ARGS`` through ``main``: exit code, stdout, stderr."""
-    from hooks.cli import main
+    from tuning_codegen.cli import main
 
     code = main(args)
     out, err = capsys.readouterr()

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, PROJECT, run
 
-from hooks.manifest import load_manifest
-from hooks.render import render_region
+from tuning_codegen.manifest import load_manifest
+from tuning_codegen.render import render_region
 
 PAGE = PROJECT / "docs" / "ranges.md"
 SNIPPET = FIXTURES / "codegen" / "ranges_sweep.mojo.snippet"

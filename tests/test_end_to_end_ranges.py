@@ -18,7 +18,7 @@ import pytest
 from ranges_support import check_ranges, raw_runs
 from support import BIN, FIXTURES
 
-from hooks.manifest import load_manifest
+from tuning_codegen.manifest import load_manifest
 
 PICKLES = ["results/N4096_K4096.pkl", "results/N8192_K2048.pkl"]
 MANIFEST = "kernels/tuning_ranged.yaml"

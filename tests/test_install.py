@@ -57,6 +57,7 @@ def test_base_install_is_light_and_runs_the_hook(tmp_path: Path) -> None:
     added = _packages(python) - before
     assert added <= HOOK_PACKAGES and len(added) <= MAX_PACKAGES, added
     assert _size(env_dir) - size_before <= MAX_BYTES
+    _assert_top_level_packages(python, tmp_path)
 
     fixture = source / "fixtures" / "codegen"
     done = subprocess.run(
@@ -77,11 +78,24 @@ def test_base_install_is_light_and_runs_the_hook(tmp_path: Path) -> None:
     assert done.stderr.endswith(f"install it with: pip install '{source}[analysis]'\n")
 
 
+def _assert_top_level_packages(python: Path, cwd: Path) -> None:
+    """The distribution installs ``tuning_codegen`` and ``kprofile``, never a top-level
+    ``hooks`` (a name other distributions and hook repositories ship)."""
+    code = (
+        "import importlib.util as u; "
+        "print([u.find_spec(n) is not None for n in ('tuning_codegen', 'kprofile', 'hooks')])"
+    )
+    done = subprocess.run(
+        [str(python), "-c", code], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[True, True, False]"
+
+
 def test_the_hook_package_imports_no_analysis_module() -> None:
     """What `tuning-codegen --check` imports in a full environment: no pandas, numpy,
     scipy or matplotlib (and no GitPython without --since)."""
     code = (
-        "import sys; from hooks.cli import main; "
+        "import sys; from tuning_codegen.cli import main; "
         "main(['--config', 'fixtures/codegen/.tuning-codegen.yaml', '--check']); "
         "print(' '.join(sorted(m.split('.')[0] for m in sys.modules)))"
     )

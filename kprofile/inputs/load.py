@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hooks.errors import CodegenError
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
@@ -27,6 +26,7 @@ from kprofile.inputs.pickles import RefusedPickle, read_pickle
 from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
+from tuning_codegen.errors import InputError
 
 MESH_IDX = "mesh_idx"
 KINDS = {
@@ -107,7 +107,7 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         return _load_yaml(path, max_rows)
     except InvalidInputError:
         raise
-    except CodegenError as exc:  # includes KprofileError and hooks' manifest errors
+    except InputError as exc:  # includes KprofileError and hooks' manifest errors
         raise invalid(
             exc.message
             if exc.location.line is None
@@ -173,7 +173,9 @@ def _rows_with_a_spec(
 
 
 def _load_yaml(path: str, max_rows: int) -> Results:
-    from hooks.manifest import load_manifest  # the manifest format lives in hooks
+    from tuning_codegen.manifest import (
+        load_manifest,  # the manifest format lives in hooks
+    )
 
     manifest = load_manifest(path)
     grid = expand_spec(manifest.document, path, max_rows=max_rows)

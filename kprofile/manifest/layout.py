@@ -19,7 +19,6 @@ from typing import Any
 
 import yaml
 
-from hooks.manifest import compose_yaml, construct_yaml, parse_manifest
 from kprofile.manifest.reader import Invalid, Read, read
 from kprofile.manifest.records import (
     MERGE_TAG,
@@ -31,6 +30,7 @@ from kprofile.manifest.records import (
     mapping_values,
 )
 from kprofile.manifest.text_edit import content_end
+from tuning_codegen.manifest import compose_yaml, construct_yaml, parse_manifest
 
 _MAP_TAG = "tag:yaml.org,2002:map"
 
@@ -60,7 +60,7 @@ class Layout:
 
 @functools.lru_cache(maxsize=1)
 def read_layout(text: str, path: str) -> Layout:
-    """The layout of the manifest ``text``, or the CodegenError ``parse_manifest``
+    """The layout of the manifest ``text``, or the InputError ``parse_manifest``
     raises. The last one is kept: ``kprofile --update`` asks twice for the same text
     (for its default pivots, then for the update). Treat it as read-only."""
     with collector_paused():

@@ -7,8 +7,9 @@ have it all in one pass: they come in document order, an alias event has its own
 position, and libyaml's marks count characters as ``str`` offsets do (less one for a
 leading BOM, which libyaml skips).
 
-Values are PyYAML's: each distinct scalar is constructed once by the loader
-``hooks.manifest`` uses, sequences are lists, mappings dicts with merge keys applied.
+Values are PyYAML's: each distinct scalar is constructed once by the loader that
+``tuning_codegen.manifest`` uses, sequences are lists, mappings dicts with merge keys
+applied.
 Anything else (an explicit collection tag, a key that is no scalar, a merge every PyYAML
 would not do alike, an alias into an open collection, a failed construction) turns
 ``values_ok`` off, and what ``parse_manifest`` could refuse (a key or an anchor written

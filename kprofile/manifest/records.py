@@ -13,7 +13,7 @@ import yaml
 
 STR_TAG = "tag:yaml.org,2002:str"
 MERGE_TAG = "tag:yaml.org,2002:merge"
-# the loader hooks.manifest reads with: libyaml when there, else pure Python
+# the loader tuning_codegen.manifest reads with: libyaml when there, else pure Python
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hooks.errors import CodegenError
 from kprofile.manifest.layout import Item, Layout, read_layout
 from kprofile.manifest.replace_text import insertion, overwrite, removal
 from kprofile.manifest.scalar import normalize, same_value
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
+from tuning_codegen.errors import InputError
 
 Status = Literal["added", "replaced", "unchanged"]
 Values = dict[str, Any]
@@ -82,7 +82,7 @@ def replace_ranges(
     layout = read_layout(text, path)
     merged = [dict(item.merged) for item in layout.items]
     if layout.flow and layout.items:
-        raise CodegenError(
+        raise InputError(
             path,
             "--update --ranges edits a block list of params (one '- ' entry per "
             "line), not a flow list [...]",
@@ -118,7 +118,7 @@ def _owners(
         for i in owned:
             if i in owner:
                 other = table.groups[owner[i]].group
-                raise CodegenError(
+                raise InputError(
                     path,
                     f"params[{i}] matches both {_label(other)} and "
                     f"{_label(group.group)}; name the columns that tell them apart "

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hooks.errors import CodegenError
 from kprofile.manifest.layout import Item, Layout
 from kprofile.manifest.scalar import render_key, render_scalar, same_value
 from kprofile.manifest.text_edit import (
@@ -20,6 +19,7 @@ from kprofile.manifest.text_edit import (
     line_start,
     next_line,
 )
+from tuning_codegen.errors import InputError
 
 Values = Mapping[str, Any]
 
@@ -41,7 +41,7 @@ def _dash(text: str, item: Item, path: str) -> int:
         or text[dash + 1 : item.start].strip()
         or text[line_start(text, dash) : dash].strip()
     ):
-        raise CodegenError(
+        raise InputError(
             path,
             f"params[{item.index}]: cannot tell where the entry starts; "
             "write each entry as '- KEY: value' lines",

@@ -30,7 +30,7 @@ import yaml
 from yaml.emitter import Emitter
 from yaml.resolver import Resolver
 
-from hooks.errors import CodegenError
+from tuning_codegen.errors import InputError
 
 Quoting = Literal["minimal", "explicit"]
 Value = Any
@@ -76,12 +76,12 @@ _NAMED_ESCAPES: dict[Quoting, dict[str, str]] = {
 
 
 def normalize(value: Any, key: str, path: str) -> Value:
-    """``value`` as a plain Python scalar, or a CodegenError naming ``key``."""
+    """``value`` as a plain Python scalar, or a InputError naming ``key``."""
     if type(value).__module__ == "numpy" and hasattr(value, "item"):
         value = value.item()  # numpy scalars from a DataFrame row
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    raise CodegenError(
+    raise InputError(
         path,
         f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit "
         "a manifest entry",

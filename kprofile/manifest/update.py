@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hooks.errors import CodegenError
 from kprofile.core.values import shape_label
 from kprofile.manifest.edits import append_edit, entry_edits
 from kprofile.manifest.layout import (
@@ -43,6 +42,7 @@ from kprofile.manifest.layout import (
 from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
+from tuning_codegen.errors import InputError
 
 Status = Literal["added", "changed", "unchanged"]
 
@@ -138,7 +138,7 @@ def _check_selections(
     selections: Sequence[Mapping[str, Any]], pivots: tuple[str, ...], path: str
 ) -> tuple[dict[str, Value], ...]:
     if not pivots:
-        raise CodegenError(
+        raise InputError(
             path,
             "no pivot columns to match entries by (give them with -p, e.g. -p M,N,K)",
         )
@@ -152,14 +152,14 @@ def _check_selections(
         }
         missing = [p for p in pivots if p not in sel]
         if missing:
-            raise CodegenError(
+            raise InputError(
                 path,
                 f"selection {number} ({_label(sel, pivots)}) has no value for pivot "
                 f"{', '.join(missing)}",
             )
         shape = tuple(canon(sel[p]) for p in pivots)
         if shape in seen:
-            raise CodegenError(
+            raise InputError(
                 path,
                 f"selections {seen[shape]} and {number} are both for shape "
                 f"{_label(sel, pivots)}",
@@ -207,7 +207,7 @@ def _change(
     matches = index.get(tuple(canon(sel[p]) for p in pivots), [])
     if len(matches) > 1:
         a, b = matches[0], matches[1]
-        raise CodegenError(
+        raise InputError(
             path,
             f"params[{a.index}] and params[{b.index}] both match {shape_label(shape)}; "
             "add a pivot that tells them apart",

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hooks.errors import CodegenError
 from kprofile.manifest.layout import Layout, read_entries
 from kprofile.manifest.scalar import same_value
+from tuning_codegen.errors import InputError
 
 _PLAIN = {int, float, str, bool, type(None)}
 
@@ -26,12 +26,12 @@ def check_update(
     suspect: str = "a shared anchor?",
 ) -> None:
     """``new_text`` holds the ``expected`` entries (merged values) and the keys outside
-    ``params`` that ``layout`` read; else a CodegenError saying what would change
+    ``params`` that ``layout`` read; else a InputError saying what would change
     (``cannot {action}: ... ({suspect})``)."""
     try:
         got, document = read_entries(new_text, path)
-    except CodegenError as exc:
-        raise CodegenError(
+    except InputError as exc:
+        raise InputError(
             path,
             f"the update would not be a valid manifest ({exc.message}); "
             "nothing was written",
@@ -48,7 +48,7 @@ def check_update(
     other_new = {k: v for k, v in document.items() if k != "params"}
     if bad is not None or other_old != other_new:
         where = f"params[{bad}]" if bad is not None else "keys outside params"
-        raise CodegenError(
+        raise InputError(
             path,
             f"cannot {action}: the edit would also change {where} ({suspect}); "
             "nothing was written",

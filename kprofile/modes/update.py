@@ -12,8 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from hooks.diff import unified_diff
-from hooks.textio import read_text, write_text_atomic
 from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
 from kprofile.manifest.layout import read_layout
@@ -26,6 +24,8 @@ from kprofile.manifest.update import (
 from kprofile.options import Options
 from kprofile.outcome import Outcome
 from kprofile.render.section import Section
+from tuning_codegen.diff import unified_diff
+from tuning_codegen.textio import read_text, write_text_atomic
 
 STATUSES = ("added", "changed", "unchanged")
 

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from support import RESULTS, SHAPES, files_in, run
 
-from hooks.manifest import load_manifest
 from kprofile.core.kendall import kendall_tau_b
+from tuning_codegen.manifest import load_manifest
 
 SUMMARY = """\
 == run1/M4096_N4096_K4096.pkl ==
@@ -640,7 +640,7 @@ def test_help_lists_examples(capsys: pytest.CaptureFixture[str]) -> None:
 def test_tuning_codegen_renders_the_written_manifest(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from hooks.cli import main as codegen
+    from tuning_codegen.cli import main as codegen
 
     assert run(capsys, *[f"run1/{s}.pkl" for s in SHAPES], "-o", "table")[0] == 0
     Path("entry.snippet").write_text(

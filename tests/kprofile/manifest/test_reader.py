@@ -1,7 +1,7 @@
 """kprofile.manifest.reader and layout: one pass over libyaml's events.
 
 The values must be what tuning-codegen reads, so every case compares them with
-``hooks.manifest.parse_manifest`` (types and key order included, through ``repr``), or
+``tuning_codegen.manifest.parse_manifest`` (types and key order included, through ``repr``), or
 compares the error messages when it refuses the text. Offsets are compared with the
 marks of PyYAML's pure-Python nodes, found here independently.
 """
@@ -16,9 +16,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hooks.errors import CodegenError
-from hooks.manifest import parse_manifest
 from kprofile.manifest.layout import Layout, read_entries, read_layout
+from tuning_codegen.errors import InputError
+from tuning_codegen.manifest import parse_manifest
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 MANIFESTS = sorted(FIXTURES.glob("**/*.yaml"))
@@ -78,11 +78,11 @@ def check_against_parse_manifest(text: str) -> Layout | None:
     """The reader's values are parse_manifest's, or both refuse ``text`` alike."""
     try:
         manifest = parse_manifest(text, "t.yaml")
-    except CodegenError as exc:
-        with pytest.raises(CodegenError) as info:
+    except InputError as exc:
+        with pytest.raises(InputError) as info:
             read_layout(text, "t.yaml")
         assert str(info.value) == str(exc)
-        with pytest.raises(CodegenError) as info:
+        with pytest.raises(InputError) as info:
             read_entries(text, "t.yaml")
         assert str(info.value) == str(exc)
         return None
@@ -149,7 +149,7 @@ OFFSET_TEXTS = [
 def accepted(path: Path) -> bool:
     try:
         parse_manifest(path.read_bytes().decode("utf-8"), str(path))
-    except CodegenError:
+    except InputError:
         return False
     return True
 

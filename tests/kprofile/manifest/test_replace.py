@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from hooks.errors import CodegenError
-from hooks.manifest import parse_manifest
 from kprofile.manifest.replace import GroupRanges, RangeTable, replace_ranges
+from tuning_codegen.errors import InputError
+from tuning_codegen.manifest import parse_manifest
 
 CURATED = """\
 # Curated table: hand-tuned, then ranged by kprofile.
@@ -179,9 +179,9 @@ def test_key_and_dash_columns_and_scalar_styles_follow_the_neighbour() -> None:
 
 
 def test_refusals() -> None:
-    with pytest.raises(CodegenError, match="not a flow list"):
+    with pytest.raises(InputError, match="not a flow list"):
         replace("params: [{N: 1, K: 1, M: 1}]\n", ({"N": 1, "K": 1}, ({"N": 1},)))
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         replace(
             CURATED,
             ({"N": 4096}, NEW_4096),
@@ -193,7 +193,7 @@ def test_refusals() -> None:
         "them apart with -p"
     )
     anchored = "params:\n- &first\n  N: 1\n  M: 1\n  M_END: 2\n- N: 2\n  M: 1\n  M_END: 2\n  X: *first\n"
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         replace(anchored, ({"N": 1}, ({"N": 1, "M": 1, "M_END": 5},)), match=("N",))
     assert info.value.message.startswith("the update would not be a valid manifest (")
     assert info.value.message.endswith("; nothing was written")

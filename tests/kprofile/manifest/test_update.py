@@ -2,7 +2,7 @@
 
 Every case compares whole texts. Spans of entries are found here independently of the
 module under test (PyYAML node marks), and merged values are checked with
-``hooks.manifest.parse_manifest``, which is what tuning-codegen reads.
+``tuning_codegen.manifest.parse_manifest``, which is what tuning-codegen reads.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from hooks.errors import CodegenError
-from hooks.manifest import parse_manifest
-from hooks.render import render_region
 from kprofile.manifest.update import (
     ShapeChange,
     UpdateResult,
     update_manifest,
 )
 from kprofile.modes.update import update_section
+from tuning_codegen.errors import InputError
+from tuning_codegen.manifest import parse_manifest
+from tuning_codegen.render import render_region
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "update"
 EXAMPLE = (FIXTURES / "tuning_table_example.yaml").read_bytes().decode("utf-8")
@@ -479,13 +479,13 @@ ERRORS = [
 def test_user_errors(
     selections: list[dict[str, Any]], pivots: tuple[str, ...], message: str
 ) -> None:
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         update_manifest(EXAMPLE, selections, pivots=pivots, path="t.yaml")
     assert str(info.value) == message
 
 
 def test_invalid_manifest_is_reported_as_parse_manifest_does() -> None:
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         update_manifest(
             "params:\n- M: 1\n  M: 2\n", [{"M": 1}], pivots=["M"], path="t.yaml"
         )
@@ -497,7 +497,7 @@ def test_invalid_manifest_is_reported_as_parse_manifest_does() -> None:
 
 def test_edit_that_would_change_another_entry_is_refused() -> None:
     text = "params:\n- M: 1\n  A: &a 5\n- M: 2\n  A: *a\n"
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         update_manifest(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
     assert str(info.value) == (
         "t.yaml: error: cannot update in place: the edit would also change params[1] (a shared anchor?); nothing was written"
@@ -562,7 +562,7 @@ def test_two_entries_of_a_large_manifest_matching_one_shape_are_both_named() -> 
     text = block_table(
         3000, lambda i: [f"M: {7 if i in (1200, 2750) else 100 + i}", f"N: {i}"]
     )
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         update_manifest(text, [{"M": 7, "N": 1}], pivots=["M"], path="t.yaml")
     assert str(info.value) == (
         "t.yaml:5502: error: params[1200] and params[2750] both match M=7; "
@@ -618,7 +618,7 @@ def test_default_pivots_and_the_update_read_the_manifest_once(
 
 def test_edit_that_would_change_a_key_outside_params_is_refused() -> None:
     text = "params:\n- M: 1\n  A: &a 5\nother: *a\n"
-    with pytest.raises(CodegenError) as info:
+    with pytest.raises(InputError) as info:
         update_manifest(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
     assert str(info.value) == (
         "t.yaml: error: cannot update in place: the edit would also change keys "
@@ -632,7 +632,7 @@ def test_edit_that_would_turn_a_far_entry_from_1_to_true_is_refused() -> None:
         return [f"M: {i}", f"A: {value}"]
 
     text = block_table(2000, entry)
-    with pytest.raises(CodegenError) as info:  # 1 == True, but not to a tuning table
+    with pytest.raises(InputError) as info:  # 1 == True, but not to a tuning table
         update_manifest(text, [{"M": 0, "A": True}], pivots=["M"], path="t.yaml")
     assert "the edit would also change params[1999] (a shared anchor?)" in str(
         info.value

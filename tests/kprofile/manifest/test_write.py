@@ -1,4 +1,4 @@
-"""-o manifests: deterministic bytes that hooks.manifest.load_manifest reads back exactly."""
+"""-o manifests: deterministic bytes that tuning_codegen.manifest.load_manifest reads back exactly."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from hooks.manifest import load_manifest
 from kprofile.manifest.write import (
     Source,
     common_keys,
@@ -20,6 +19,7 @@ from kprofile.manifest.write import (
     manifest_text,
     scalar,
 )
+from tuning_codegen.manifest import load_manifest
 
 AWKWARD = [
     True,

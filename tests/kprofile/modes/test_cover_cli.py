@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from support import METRIC, PARAMS, RUN1, SHAPES, results_of, run, sections
 
-from hooks.manifest import load_manifest
+from tuning_codegen.manifest import load_manifest
 
 COVER_01 = """\
 == cover: fewest configs within 0.1 of each shape's best ==

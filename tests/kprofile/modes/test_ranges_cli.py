@@ -11,7 +11,7 @@ import pytest
 from ranges_support import check_ranges, raw_runs
 from support import FIXTURES, run, section, sections
 
-from hooks.manifest import load_manifest
+from tuning_codegen.manifest import load_manifest
 
 SWEEP = ["sweep/N4096_K4096.pkl", "sweep/N8192_K2048.pkl"]
 CONFIGS = ["BM", "BN", "SWAP_AB"]

@@ -24,7 +24,7 @@ from support import (
     snapshot,
 )
 
-from hooks.manifest import load_manifest
+from tuning_codegen.manifest import load_manifest
 
 ORIGINAL = MANIFEST.read_text()
 

@@ -1,0 +1,90 @@
+"""``--format github``: GitHub Actions workflow commands, so a pull request shows each
+stale region and each error on its line, as ruff and mypy do:
+
+    ::error file=kernels/configs.mojo,line=42,title=stale tuning table::...
+
+Text in, text out. The message and the properties are escaped as the workflow-command
+syntax requires (``%``, CR and LF everywhere; ``:`` and ``,`` in properties too), so
+nothing from a file name or an error can end the command early or start another.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tuning_codegen.errors import InputError
+from tuning_codegen.splice import Lines, Markers, find_region
+
+if TYPE_CHECKING:
+    from tuning_codegen.generate import TargetUpdate
+
+STALE_TITLE = "stale tuning table"
+ERROR_TITLE = "tuning-codegen error"
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(file: str, line: int | None, title: str, message: str) -> str:
+    properties = [f"file={escape_property(file)}"]
+    if line is not None:
+        properties.append(f"line={line}")
+    properties.append(f"title={escape_property(title)}")
+    return f"::error {','.join(properties)}::{escape_data(message)}"
+
+
+def workspace_path(path: str, cwd: Path | None = None) -> str:
+    """``path`` relative to the working folder (the checkout root in CI) when inside
+    it, with forward slashes, as GitHub matches annotations to files."""
+    base = os.path.abspath(cwd or os.getcwd())
+    rel = os.path.relpath(os.path.abspath(path), base)
+    shown = path if rel == ".." or rel.startswith(".." + os.sep) else rel
+    return shown.replace(os.sep, "/")
+
+
+def stale_annotations(
+    updates: Sequence[TargetUpdate], shown: Callable[[str], str] = workspace_path
+) -> Iterator[str]:
+    """One command per stale region, on the first line of the region that differs
+    in the file as it is."""
+    for update in updates:
+        old, new = Lines(update.old), Lines(update.new)
+        for table in update.stale_tables:
+            markers = Markers(
+                table.name, table.begin_marker, table.end_marker, table.language.comment
+            )
+            line = _first_changed_line(old, new, markers, update.path)
+            message = (
+                f"the region of table '{table.name}' is stale: its manifest or snippet "
+                f"changed; run tuning-codegen to regenerate it"
+            )
+            yield command(shown(update.path), line, STALE_TITLE, message)
+
+
+def _first_changed_line(old: Lines, new: Lines, markers: Markers, path: str) -> int:
+    """1-based line in ``old`` where the region first differs from ``new``'s."""
+    before = find_region(old, markers, path)
+    after = find_region(new, markers, path)
+    was = old.lines[before.begin + 1 : before.end]
+    now = new.lines[after.begin + 1 : after.end]
+    for offset, (a, b) in enumerate(zip(was, now)):
+        if a != b:
+            return before.begin + 2 + offset
+    return before.begin + 2 + min(len(was), len(now))
+
+
+def error_annotations(
+    errors: Sequence[InputError], shown: Callable[[str], str] = workspace_path
+) -> Iterator[str]:
+    for error in errors:
+        yield command(
+            shown(error.location.path), error.location.line, ERROR_TITLE, error.message
+        )

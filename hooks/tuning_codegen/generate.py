@@ -1,0 +1,258 @@
+"""Plan and apply regeneration: all tables rendered first, then targets written.
+
+Tables that share a target (the same file, however its path is spelled, symlinks
+included) are spliced into one in-memory copy of it, so each target is read once and
+written once. Planning a target also checks the regions of every other table the
+registry puts there (``siblings``): each region intact, none overlapping another, and,
+after splicing, every marker still exactly once in order. Any error anywhere means
+nothing is written. Writing locks every target for the whole read -> plan -> write
+cycle and renames all new files only once all of them are complete.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.manifest import load_manifest
+from tuning_codegen.render import render_region
+from tuning_codegen.snippet import parse_snippet
+from tuning_codegen.splice import (
+    Markers,
+    inside,
+    line_ending,
+    locate,
+    splice,
+    split_lines,
+)
+from tuning_codegen.table import Table
+from tuning_codegen.textio import read_text
+
+
+@dataclass(frozen=True)
+class TargetUpdate:
+    path: str  # as the first of its tables names it
+    old: str
+    new: str
+    tables: tuple[Table, ...]
+    stale_tables: tuple[Table, ...]
+    real: str = ""  # the file written: symlinks resolved
+
+    @property
+    def stale(self) -> bool:
+        return self.old != self.new
+
+
+class _Cache:
+    """Each input file is read once per run, however many tables share it."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def text(self, path: str) -> str:
+        if path not in self._texts:
+            self._texts[path] = read_text(path)
+        return self._texts[path]
+
+
+def render_table(
+    table: Table, cache: _Cache | None = None, forbidden: dict[str, str] | None = None
+) -> str:
+    """The region of ``table``; ``forbidden``: every marker of its target."""
+    cache = cache or _Cache()
+    forbidden = table.markers() if forbidden is None else forbidden
+    errors: list[InputError] = []
+    snippets: dict[str | None, str] = {}
+    for name, path in [(None, table.snippet), *table.snippet_variants.items()]:
+        try:
+            snippets[name] = parse_snippet(cache.text(path), path, forbidden)
+        except InputError as exc:
+            errors.append(exc)
+    try:
+        manifest = load_manifest(table.manifest)
+    except InputError as exc:
+        errors.append(exc)
+    if errors:
+        raise InputErrors(errors)
+    return render_region(
+        manifest.entries,
+        snippets,
+        source_label=table.source_label,
+        manifest_path=table.manifest,
+        indent=table.indent,
+        language=table.language,
+        forbidden=forbidden,
+    )
+
+
+def file_identity(path: str) -> str:
+    """One key per file, however it is named: device and inode (so symlinks, hard
+    links and the spellings of a case-insensitive file system agree), else the
+    real path of a file that does not exist."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return f"{info.st_dev}:{info.st_ino}"
+
+
+def group_by_target(tables: Iterable[Table]) -> dict[str, list[Table]]:
+    """Tables by the file they write."""
+    groups: dict[str, list[Table]] = {}
+    for table in tables:
+        groups.setdefault(file_identity(table.target), []).append(table)
+    return groups
+
+
+def plan(
+    tables: Sequence[Table],
+    siblings: Sequence[Table] = (),
+    real_of: Callable[[str], str] = os.path.realpath,
+) -> list[TargetUpdate]:
+    """Render every table and splice it into its target, in memory.
+
+    ``siblings``: other tables (the whole registry) whose regions in the same targets
+    must stay intact. ``real_of``: the file a target path writes (the registry's,
+    checked to be inside the repository when it was read). Raises InputErrors
+    listing every problem found; otherwise returns one update per target, stale or
+    not.
+    """
+    cache = _Cache()
+    others = group_by_target(t for t in siblings if t not in tables)
+    updates: list[TargetUpdate] = []
+    errors: list[InputError] = []
+    for key, group in group_by_target(tables).items():
+        real = real_of(group[0].target)
+        try:
+            update = _plan_target(real, group, others.get(key, []), cache)
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+        except InputError as exc:
+            errors.append(exc)
+        else:
+            updates.append(update)
+    if errors:
+        raise InputErrors(_unique(errors))
+    return updates
+
+
+def _markers(tables: Sequence[Table]) -> list[Markers]:
+    return [
+        Markers(t.name, t.begin_marker, t.end_marker, t.language.comment)
+        for t in tables
+    ]
+
+
+def _plan_target(
+    real: str, group: list[Table], others: list[Table], cache: _Cache
+) -> TargetUpdate:
+    shown = group[0].target
+    everyone = [*group, *others]
+    forbidden: dict[str, str] = {}
+    for table in everyone:
+        forbidden.update(table.markers())
+    errors: list[InputError] = []
+    generated: dict[str, str] = {}
+    for table in group:
+        try:
+            generated[table.name] = render_table(table, cache, forbidden)
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+    try:
+        old = cache.text(shown)
+        regions = locate(old, _markers(everyone), shown)
+    except InputErrors as exc:
+        errors.extend(exc.errors)
+    except InputError as exc:
+        errors.append(exc)
+    if errors:
+        raise InputErrors(errors)
+    new = splice(old, regions, generated)
+    check_regions_intact(new, everyone, shown)
+    lines = split_lines(old)
+    stale = []
+    for table, region in zip(everyone, regions):
+        if table.name in generated:
+            newline = line_ending(lines[region.begin])
+            fresh = generated[table.name].replace("\n", newline) + newline
+            if inside(lines, region) != fresh:
+                stale.append(table)
+    return TargetUpdate(shown, old, new, tuple(group), tuple(stale), real)
+
+
+def check_regions_intact(new: str, tables: list[Table], shown: str) -> None:
+    """The last guard before anything is written: the new text has every region."""
+    try:
+        locate(new, _markers(tables), shown)
+    except InputErrors as exc:
+        raise InputErrors(
+            InputError(
+                shown,
+                f"regenerating would break the regions: {e.message}; "
+                "nothing was written",
+                line=e.location.line,
+            )
+            for e in exc.errors
+        ) from None
+
+
+def _unique(errors: list[InputError]) -> list[InputError]:
+    seen: set[str] = set()
+    result = []
+    for error in errors:
+        if str(error) not in seen:
+            seen.add(str(error))
+            result.append(error)
+    return result
+
+
+def write_updates(updates: Iterable[TargetUpdate]) -> list[TargetUpdate]:
+    """Write every stale target, all or nothing; return the ones written.
+
+    The caller holds the targets' locks (``regenerate`` does).
+    """
+    from tuning_codegen.transaction import Transaction
+
+    written = [u for u in updates if u.stale]
+    for update in written:
+        _refuse_hard_links(update.path)
+    with Transaction() as transaction:
+        for update in written:
+            real = update.real or os.path.realpath(update.path)
+            transaction.stage(update.path, real, update.new, old=update.old)
+        transaction.commit()
+    return written
+
+
+def _refuse_hard_links(path: str) -> None:
+    """A new file renamed over one name of a hard-linked file would split it: the
+    other names would keep the old text."""
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:  # gone since planning: the transaction reports it
+        return
+    if links > 1:
+        raise InputError(
+            path,
+            f"cannot write: the file has {links} hard links, and a rewrite would "
+            "leave the other names with the old text; remove the extra links",
+        )
+
+
+def regenerate(
+    tables: Sequence[Table],
+    siblings: Sequence[Table] = (),
+    real_of: Callable[[str], str] = os.path.realpath,
+) -> list[TargetUpdate]:
+    """Lock every target, remove stale temporaries, plan, and write; the updates
+    written. A target whose link changed since ``real_of`` resolved it is written
+    at the checked place or not at all (its text no longer matches the plan)."""
+    from tuning_codegen.locks import locked
+    from tuning_codegen.transaction import remove_stale_temporaries
+
+    reals = sorted({real_of(t.target) for t in tables})
+    with locked(reals):
+        remove_stale_temporaries(reals)
+        return write_updates(plan(tables, siblings, real_of))

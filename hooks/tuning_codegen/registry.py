@@ -1,0 +1,240 @@
+"""The table registry, ``.tuning-codegen.yaml``: every table of a repository, once.
+
+```yaml
+tables:
+  - name: sm100-bf16
+    manifest: kernels/sm100/tuning_table_sm100_bf16.yaml
+    snippet: kernels/sm100/tuning_sm100.mojo.snippet
+    snippet_variants: {ranged: kernels/sm100/tuning_ranged.mojo.snippet}
+    target: kernels/sm100/tuning_configs.mojo
+    begin_marker: BEGIN-TUNING-LIST-SM100-BF16
+    end_marker: END-TUNING-LIST-SM100-BF16
+```
+Paths are relative to the registry's folder and must stay inside the repository (and
+out of its ``.git`` folder). Two tables writing one target need markers of their own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tuning_codegen.crosscheck import shared_markers, targets_read
+from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
+from tuning_codegen.manifest import compose_yaml, construct_yaml, describe_key
+from tuning_codegen.paths import (
+    REGISTRY_NAME,
+    RealPaths,
+    find_git_root,
+    find_registry,
+    placement_problem,
+    short_path,
+)
+from tuning_codegen.table import Table, default_source_label, setting_problems
+from tuning_codegen.textio import read_text
+
+__all__ = [
+    "REGISTRY_NAME",
+    "Registry",
+    "find_git_root",
+    "find_registry",
+    "load_registry",
+    "short_path",
+]
+
+REQUIRED_KEYS = ("name", "manifest", "snippet", "target", "begin_marker", "end_marker")
+OPTIONAL_KEYS = ("snippet_variants", "source_label", "indent", "language")
+KNOWN_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+
+
+@dataclass(frozen=True)
+class Registry:
+    path: str
+    root: str
+    tables: tuple[Table, ...]
+    real: Mapping[str, str] = field(default_factory=dict)  # each path -> resolved
+
+    def real_path(self, path: str) -> str:
+        return self.real.get(path) or os.path.realpath(path)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the registry is, and the paths resolved so far."""
+
+    path: str
+    folder: Path
+    root: Path
+    resolve: RealPaths
+    real: dict[str, str]
+
+
+def load_registry(path: str | os.PathLike[str]) -> Registry:
+    name = os.fspath(path)
+    root_node = compose_yaml(read_text(name), name)
+    folder = Path(name).resolve().parent
+    where = _Where(name, folder, find_git_root(folder) or folder, RealPaths(), {})
+    tables_node = _check_top_level(root_node, name)
+    errors: list[InputError] = []
+    tables: list[Table] = []
+    lines: dict[str, int] = {}
+    for item in tables_node.value:
+        try:
+            table = _table(item, where)
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        line = item.start_mark.line + 1
+        if table.name in lines:
+            errors.append(
+                InputError(
+                    name,
+                    f"table name '{table.name}' is used twice "
+                    f"(first on line {lines[table.name]})",
+                    line=line,
+                )
+            )
+            continue
+        lines[table.name] = line
+        tables.append(table)
+    where.real[name] = where.resolve(name)
+    errors += shared_markers(tables, lines, where.real, name)
+    errors += targets_read(tables, lines, where.real, name)
+    if errors:
+        raise InputErrors(errors)
+    return Registry(name, str(where.root), tuple(tables), where.real)
+
+
+def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
+    if not isinstance(root, yaml.MappingNode):
+        line = None if root is None else root.start_mark.line + 1
+        raise InputError(path, "expected a mapping with a 'tables' list", line=line)
+    tables_node: yaml.Node | None = None
+    for key, value in root.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "tables":
+            tables_node = value
+        else:
+            raise InputError(
+                path,
+                f"unknown top-level key {describe_key(key)} (expected 'tables')",
+                line=key.start_mark.line + 1,
+            )
+    if tables_node is None:
+        raise InputError(
+            path,
+            "no 'tables' key: list the tables under 'tables'",
+            line=root.start_mark.line + 1,
+        )
+    if not isinstance(tables_node, yaml.SequenceNode):
+        raise InputError(
+            path,
+            "'tables' must be a list of mappings",
+            line=tables_node.start_mark.line + 1,
+        )
+    return tables_node
+
+
+def _check_keys(node: yaml.MappingNode, path: str) -> None:
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value in KNOWN_KEYS:
+            continue
+        import difflib  # only when a key is wrong: keeps the hook's start-up small
+
+        close = (
+            difflib.get_close_matches(str(key.value), KNOWN_KEYS, n=1)
+            if isinstance(key, yaml.ScalarNode)
+            else []
+        )
+        hint = (
+            f"; did you mean '{close[0]}'?"
+            if close
+            else f"; known keys: {', '.join(KNOWN_KEYS)}"
+        )
+        raise InputError(
+            path,
+            f"unknown key {describe_key(key)} in table{hint}",
+            line=key.start_mark.line + 1,
+        )
+
+
+def _table(node: yaml.Node, where: _Where) -> Table:
+    path = where.path
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError(
+            path, "each table must be a mapping", line=node.start_mark.line + 1
+        )
+    _check_keys(node, path)
+    raw: dict[str, Any] = construct_yaml(node, path)
+    label = f"table '{raw['name']}'" if isinstance(raw.get("name"), str) else "table"
+    missing = [k for k in REQUIRED_KEYS if k not in raw]
+    if missing:
+        line = node.start_mark.line + 1
+        raise InputError(path, f"{label} is missing {', '.join(missing)}", line=line)
+
+    def fail(key: str, message: str) -> InputError:
+        return InputError(path, f"{label}: {message}", line=_key_line(node, key))
+
+    _check_values(raw, fail)
+
+    def resolve(key: str, value: str) -> str:
+        full = os.path.normpath(where.folder / value)
+        real = where.resolve(full)
+        problem = placement_problem(full, str(where.root), real)
+        if problem is not None:
+            raise fail(key, f"{key} '{value}' {problem}")
+        shown = short_path(full)
+        where.real[shown] = real
+        return shown
+
+    variants = raw.get("snippet_variants", {})
+    table = Table(
+        name=raw["name"],
+        manifest=resolve("manifest", raw["manifest"]),
+        snippet=resolve("snippet", raw["snippet"]),
+        target=resolve("target", raw["target"]),
+        begin_marker=raw["begin_marker"],
+        end_marker=raw["end_marker"],
+        source_label=raw.get("source_label") or default_source_label(raw["manifest"]),
+        snippet_variants={
+            k: resolve("snippet_variants", v) for k, v in variants.items()
+        },
+        indent=raw.get("indent", DEFAULT_INDENT),
+        language=LANGUAGES[raw.get("language", "mojo")],
+    )
+    for key, problem in setting_problems(table):
+        raise fail(key, problem)
+    return table
+
+
+def _check_values(raw: dict[str, Any], fail: Callable[[str, str], InputError]) -> None:
+    """Types and choices of a table's settings (``fail(key, message)`` locates)."""
+    for key in (*REQUIRED_KEYS, "source_label", "language"):
+        if key in raw and (not isinstance(raw[key], str) or not raw[key]):
+            raise fail(key, f"'{key}' must be a non-empty string")
+    if not isinstance(raw.get("indent", DEFAULT_INDENT), str):
+        raise fail("indent", "'indent' must be a string of spaces or tabs")
+    language = raw.get("language", "mojo")
+    if language not in LANGUAGES:
+        choices = ", ".join(LANGUAGES)
+        raise fail("language", f"unknown language '{language}' (choose from {choices})")
+    variants = raw.get("snippet_variants", {})
+    if not isinstance(variants, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v for k, v in variants.items()
+    ):
+        raise fail(
+            "snippet_variants",
+            "'snippet_variants' must map variant names to snippet paths",
+        )
+
+
+def _key_line(node: yaml.MappingNode, key: str) -> int:
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return int(key_node.start_mark.line) + 1
+    return int(node.start_mark.line) + 1

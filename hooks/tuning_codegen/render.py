@@ -1,0 +1,217 @@
+"""Rendering manifest entries through snippet templates into one region of text.
+
+Pure functions: text in, text out. Byte-compatible with the reference tool for Mojo.
+A value written into a placeholder must be a scalar (string, number, boolean, null),
+one line, and free of every marker of the target; a rendered entry must not contain a
+marker either, so that no run can break the region it writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tuning_codegen.errors import CONTROLS, LINE_BREAKS, InputError, InputErrors
+from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
+from tuning_codegen.manifest import Entry
+from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet
+
+__all__ = [
+    "DEFAULT_INDENT",
+    "PLACEHOLDER",
+    "TEMPLATE_KEY",
+    "fill_placeholders",
+    "format_value",
+    "normalize_snippet",
+    "render_entry",
+    "render_region",
+    "select_snippet",
+    "value_problem",
+]
+
+TEMPLATE_KEY = "_template"
+SCALARS = (str, int, float, bool, type(None))
+VALUE_TYPES = "a string, number, boolean or null"
+
+
+def format_value(value: Any, language: Language = DEFAULT_LANGUAGE) -> str:
+    if value is True:
+        return language.true
+    if value is False:
+        return language.false
+    if value is None:
+        return language.null
+    return str(value)
+
+
+def describe_type(value: object) -> str:
+    names = {list: "a list", tuple: "a list", dict: "a mapping", set: "a set"}
+    names.update({frozenset: "a set", bytes: "binary data"})
+    for kind, name in names.items():
+        if isinstance(value, kind):
+            return name
+    return f"a {type(value).__name__}"  # e.g. a date, a datetime
+
+
+_UNSAFE = re.compile(f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}]")
+
+
+def value_problem(
+    name: str, value: Any, text: str, forbidden: Mapping[str, str]
+) -> str | None:
+    """What is wrong with ``value`` (rendered as ``text``) in placeholder ``name``."""
+    if not isinstance(value, SCALARS):
+        kind = describe_type(value)
+        return f"value of {name} is {kind}; a placeholder value must be {VALUE_TYPES}"
+    unsafe = _UNSAFE.search(text) if isinstance(value, str) else None
+    if unsafe is not None:
+        char = unsafe.group()
+        if char in LINE_BREAKS:
+            return (
+                f"value of {name} contains a line break (U+{ord(char):04X}); "
+                "a value must fit on one line"
+            )
+        return f"value of {name} contains a control character (U+{ord(char):04X})"
+    for marker, what in forbidden.items():
+        if marker in text:
+            return f"value of {name} contains {what}"
+    return None
+
+
+def _fill(
+    snippet: str,
+    values: Mapping[str, Any],
+    language: Language,
+    forbidden: Mapping[str, str],
+) -> tuple[str, list[str], list[str]]:
+    """The filled text, the sorted missing names, and what is wrong with values."""
+    missing: set[str] = set()
+    problems: dict[str, str] = {}
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            missing.add(name)
+            return match.group(0)
+        text = format_value(values[name], language)
+        problem = value_problem(name, values[name], text, forbidden)
+        if problem is not None:
+            problems.setdefault(name, problem)
+        return text
+
+    return (
+        PLACEHOLDER.sub(substitute, snippet),
+        sorted(missing),
+        list(problems.values()),
+    )
+
+
+def fill_placeholders(
+    snippet: str, values: Mapping[str, Any], language: Language = DEFAULT_LANGUAGE
+) -> tuple[str, list[str]]:
+    """Replace every ``[@NAME]``; return the text and the sorted names with no value."""
+    text, missing, _ = _fill(snippet, values, language, {})
+    return text, missing
+
+
+def indent_lines(text: str, indent: str) -> str:
+    return "\n".join(indent + line if line else line for line in text.split("\n"))
+
+
+def select_snippet(
+    entry: Entry, snippets: Mapping[str | None, str], manifest_path: str
+) -> str:
+    """The default snippet (key None), or the variant named by ``_template``."""
+    if TEMPLATE_KEY not in entry.values:
+        return snippets[None]
+    name = entry.values[TEMPLATE_KEY]
+    if not isinstance(name, str):
+        raise InputError(
+            manifest_path,
+            f"params[{entry.index}]: {TEMPLATE_KEY} must be a string naming a "
+            f"snippet variant, got {name!r}",
+            line=entry.line,
+        )
+    if name not in snippets:
+        known = ", ".join(sorted(k for k in snippets if k is not None)) or "none given"
+        raise InputError(
+            manifest_path,
+            f"params[{entry.index}]: unknown snippet variant '{name}' in "
+            f"{TEMPLATE_KEY} (variants: {known})",
+            line=entry.line,
+        )
+    return snippets[name]
+
+
+def render_entry(
+    entry: Entry,
+    snippet: str,
+    *,
+    source_label: str,
+    manifest_path: str,
+    indent: str = DEFAULT_INDENT,
+    language: Language = DEFAULT_LANGUAGE,
+    forbidden: Mapping[str, str] | None = None,
+) -> str:
+    """One entry; ``forbidden`` maps each marker of the target to what it is."""
+    forbidden = forbidden or {}
+    body, missing, problems = _fill(snippet, entry.values, language, {})
+    if missing:
+        problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}")
+    if problems:
+        raise _entry_error(entry, manifest_path, "; ".join(problems))
+    text = (
+        f"{indent}{language.comment} Automatically generated from [{source_label}]\n"
+        f"{indent}{language.comment} index: [{entry.index}]\n"
+        f"{indent_lines(body, indent)},"
+    )
+    for marker, what in forbidden.items():
+        if marker in text:  # name the value that brought it, if one did
+            _, _, culprits = _fill(snippet, entry.values, language, forbidden)
+            why = culprits[0] if culprits else f"the rendered entry contains {what}"
+            raise _entry_error(entry, manifest_path, why)
+    return text
+
+
+def _entry_error(entry: Entry, manifest_path: str, message: str) -> InputError:
+    return InputError(
+        manifest_path, f"params[{entry.index}]: {message}", line=entry.line
+    )
+
+
+def render_region(
+    entries: Sequence[Entry],
+    snippets: Mapping[str | None, str],
+    *,
+    source_label: str,
+    manifest_path: str,
+    indent: str = DEFAULT_INDENT,
+    language: Language = DEFAULT_LANGUAGE,
+    forbidden: Mapping[str, str] | None = None,
+) -> str:
+    """All entries rendered and joined by newlines (no final newline).
+
+    Every failing entry is reported, not just the first.
+    """
+    parts: list[str] = []
+    errors: list[InputError] = []
+    for entry in entries:
+        try:
+            snippet = select_snippet(entry, snippets, manifest_path)
+            parts.append(
+                render_entry(
+                    entry,
+                    snippet,
+                    source_label=source_label,
+                    manifest_path=manifest_path,
+                    indent=indent,
+                    language=language,
+                    forbidden=forbidden,
+                )
+            )
+        except InputError as exc:
+            errors.append(exc)
+    if errors:
+        raise InputErrors(errors)
+    return "\n".join(parts)

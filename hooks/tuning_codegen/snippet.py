@@ -1,0 +1,54 @@
+"""Snippets: the text of one table entry with ``[@NAME]`` placeholders.
+
+``NAME`` is ASCII: a letter or ``_``, then letters, digits or ``_``. Anything else that
+starts with ``[@`` is a mistake (``[@M``, ``[@ M]``, ``[@M-1]``, ``[@Mé]``) and an error
+naming the snippet's line, as is a snippet with nothing in it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from tuning_codegen.errors import InputError
+
+PLACEHOLDER = re.compile(r"\[@([A-Za-z_][A-Za-z0-9_]*)\]")
+OPENING = "[@"
+BOM = "\ufeff"
+
+
+def normalize_snippet(text: str) -> str:
+    """LF line endings (CRLF and a lone CR alike), no leading BOM, no trailing space."""
+    if text.startswith(BOM):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def parse_snippet(
+    text: str, path: str, forbidden: Mapping[str, str] | None = None
+) -> str:
+    """The normalized snippet; refuses an empty one, a malformed placeholder, and one
+    containing a marker of ``forbidden`` (marker -> what it is)."""
+    body = normalize_snippet(text)
+    if not body.strip():
+        raise InputError(path, "empty snippet: it must hold the text of one entry")
+    start = body.find(OPENING)
+    while start != -1:
+        if PLACEHOLDER.match(body, start) is None:
+            shown = body[start:].split("\n", 1)[0][:24]
+            raise InputError(
+                path,
+                f"{shown!r} is not a placeholder: write [@NAME], NAME made of ASCII "
+                "letters, digits and _ (not starting with a digit)",
+                line=_line_of(body, start),
+            )
+        start = body.find(OPENING, start + len(OPENING))
+    for marker, what in (forbidden or {}).items():
+        found = body.find(marker)
+        if found != -1:
+            raise InputError(path, f"contains {what}", line=_line_of(body, found))
+    return body

@@ -1,0 +1,202 @@
+"""Finding marker lines and replacing the regions between them: text in, text out.
+
+A region is everything strictly between the line holding its begin marker and the line
+holding its end marker. Each marker occurs on exactly one line, begin before end; with
+a comment prefix given (the target's language), a marker line must be a comment line:
+only indentation before the prefix. The regions of the tables sharing a target never
+share a line, nest or overlap.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from tuning_codegen.errors import InputError, InputErrors
+
+INDENTATION = " \t\f"
+BOM = "\ufeff"  # may start a UTF-8 file, before the first line's indentation
+
+
+@dataclass(frozen=True)
+class Markers:
+    """What to look for: a table's begin and end marker."""
+
+    table: str
+    begin: str
+    end: str
+    comment: str | None = None  # the prefix a marker line must start with
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where a table's markers are: 0-based indexes of the two marker lines."""
+
+    table: str
+    begin: int
+    end: int
+
+    def lines(self) -> str:
+        return f"lines {self.begin + 1}-{self.end + 1}"
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings; only LF ends a line (a CR before it stays in it)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
+
+
+def line_ending(line: str) -> str:
+    return "\r\n" if line.endswith("\r\n") else "\n"
+
+
+def is_comment_line(line: str, comment: str) -> bool:
+    return line.lstrip(INDENTATION).startswith(comment)
+
+
+class Lines:
+    """A text split into lines once, with where each line starts, so that finding a
+    marker is one scan of the text (``str.find``), not a loop over its lines."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = split_lines(text)
+        self.starts = [0, *accumulate(len(line) for line in self.lines)]
+
+    def holding(self, marker: str) -> list[int]:
+        """Indexes of the lines that contain ``marker``."""
+        if not marker or "\n" in marker:  # "" is in every line; LF only ends one
+            return [i for i, line in enumerate(self.lines) if marker in line]
+        found: list[int] = []
+        at = self.text.find(marker)
+        while at != -1:
+            index = bisect_right(self.starts, at) - 1
+            found.append(index)
+            at = self.text.find(marker, self.starts[index + 1])
+        return found
+
+
+def _find_marker(
+    lines: Lines, marker: str, what: str, path: str, comment: str | None
+) -> int:
+    found = lines.holding(marker)
+    if not found:
+        raise InputError(path, f"{what} marker {marker!r} not found")
+    if len(found) > 1:
+        first, second = found[0] + 1, found[1] + 1
+        raise InputError(
+            path,
+            f"{what} marker {marker!r} occurs {len(found)} times "
+            f"(lines {first} and {second}); it must occur once",
+            line=second,
+        )
+    index = found[0]
+    line = lines.lines[index]
+    line = line.removeprefix(BOM) if index == 0 else line
+    if comment is not None and not is_comment_line(line, comment):
+        raise InputError(
+            path,
+            f"{what} marker {marker!r} is not on a comment line: only indentation "
+            f"may come before '{comment}'",
+            line=index + 1,
+        )
+    return index
+
+
+def find_region(lines: Lines, markers: Markers, path: str) -> Region:
+    b = _find_marker(lines, markers.begin, "begin", path, markers.comment)
+    e = _find_marker(lines, markers.end, "end", path, markers.comment)
+    if e <= b:
+        raise InputError(
+            path,
+            f"end marker {markers.end!r} (line {e + 1}) must come after "
+            f"begin marker {markers.begin!r} (line {b + 1})",
+            line=e + 1,
+        )
+    return Region(markers.table, b, e)
+
+
+def _clash(first: Region, second: Region, path: str) -> InputError:
+    """``second`` starts inside ``first`` (regions sorted by their begin line)."""
+    a, b = f"'{first.table}'", f"'{second.table}'"
+    if (first.begin, first.end) == (second.begin, second.end):
+        what = f"tables {a} and {b} use the same marker lines ({first.lines()})"
+    elif second.end <= first.end:
+        what = (
+            f"the region of table {b} ({second.lines()}) is nested in the region "
+            f"of table {a} ({first.lines()})"
+        )
+    else:
+        what = (
+            f"the regions of tables {a} ({first.lines()}) and {b} "
+            f"({second.lines()}) overlap"
+        )
+    return InputError(
+        path, f"{what}; each region needs its own lines", line=second.begin + 1
+    )
+
+
+def locate(text: str, tables: Sequence[Markers], path: str) -> list[Region]:
+    """Every table's region in ``text``, checked to be disjoint; all errors at once."""
+    lines = Lines(text)
+    regions: list[Region] = []
+    errors: list[InputError] = []
+    for markers in tables:
+        try:
+            regions.append(find_region(lines, markers, path))
+        except InputError as exc:
+            errors.append(exc)
+    ordered = sorted(regions, key=lambda r: (r.begin, r.end))
+    for first, second in zip(ordered, ordered[1:]):
+        if second.begin <= first.end:
+            errors.append(_clash(first, second, path))
+    if errors:
+        raise InputErrors(errors)
+    return regions
+
+
+def splice(text: str, regions: Sequence[Region], generated: Mapping[str, str]) -> str:
+    """``text`` with the inside of each region named in ``generated`` replaced.
+
+    ``regions`` are disjoint (from ``locate``). Generated text uses LF; it is written
+    with the line ending of its begin marker's line, and followed by one.
+    """
+    lines = split_lines(text)
+    parts: list[str] = []
+    done = 0
+    for region in sorted(regions, key=lambda r: r.begin):
+        if region.table not in generated:
+            continue
+        newline = line_ending(lines[region.begin])
+        parts += lines[done : region.begin + 1]
+        parts.append(generated[region.table].replace("\n", newline) + newline)
+        done = region.end
+    parts += lines[done:]
+    return "".join(parts)
+
+
+def inside(lines: list[str], region: Region) -> str:
+    """The lines strictly between the region's marker lines, joined."""
+    return "".join(lines[region.begin + 1 : region.end])
+
+
+def replace_region(
+    text: str,
+    begin: str,
+    end: str,
+    generated: str,
+    *,
+    path: str = "<text>",
+    comment: str | None = None,
+) -> str:
+    """Return ``text`` with the lines strictly between the marker lines replaced.
+
+    ``generated`` uses LF line endings; it is written with the line ending of the begin
+    marker's line, and followed by one. Every byte outside the region is kept.
+    """
+    markers = Markers("", begin, end, comment)
+    region = find_region(Lines(text), markers, path)
+    return splice(text, [region], {"": generated})

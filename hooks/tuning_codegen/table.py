@@ -1,0 +1,77 @@
+"""A table: one manifest rendered through its snippets into one region of a target."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tuning_codegen.errors import CONTROLS, LINE_BREAKS
+from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    manifest: str
+    snippet: str
+    target: str
+    begin_marker: str
+    end_marker: str
+    source_label: str
+    snippet_variants: Mapping[str, str] = field(default_factory=dict)
+    indent: str = DEFAULT_INDENT
+    language: Language = DEFAULT_LANGUAGE
+
+    def inputs(self) -> tuple[str, ...]:
+        """Every file this table reads or writes."""
+        return (
+            self.manifest,
+            self.snippet,
+            *self.snippet_variants.values(),
+            self.target,
+        )
+
+    def markers(self) -> dict[str, str]:
+        """Each marker -> what it is, for messages."""
+        return {
+            marker: f"the {what} marker {marker!r} of table '{self.name}'"
+            for what, marker in (("begin", self.begin_marker), ("end", self.end_marker))
+        }
+
+
+def default_source_label(manifest: str) -> str:
+    return os.path.basename(manifest)
+
+
+def _unsafe(text: str) -> str | None:
+    """What in ``text`` must not reach a line of source or of output, if anything."""
+    for char in text:
+        if char in LINE_BREAKS:
+            return f"a line break (U+{ord(char):04X})"
+        if char in CONTROLS:
+            return f"a control character (U+{ord(char):04X})"
+    return None
+
+
+def setting_problems(table: Table) -> list[tuple[str, str]]:
+    """``(setting, problem)`` for each setting that could break the target's lines."""
+    problems: list[tuple[str, str]] = []
+    for key in ("name", "begin_marker", "end_marker", "source_label"):
+        unsafe = _unsafe(getattr(table, key))
+        if unsafe is not None:
+            problems.append((key, f"'{key}' contains {unsafe}"))
+    if table.indent.strip(" \t"):
+        problems.append(("indent", "'indent' must be a string of spaces or tabs"))
+    begin, end = table.begin_marker, table.end_marker
+    if not begin.strip() or not end.strip():
+        problems.append(("begin_marker", "a marker must not be empty or blank"))
+    elif begin in end or end in begin:
+        problems.append(
+            (
+                "end_marker",
+                f"begin marker {begin!r} and end marker {end!r}: neither may "
+                "contain the other (each must occur on exactly one line)",
+            )
+        )
+    return problems

@@ -1,0 +1,268 @@
+"""Writing several files all or nothing.
+
+    with Transaction() as transaction:
+        transaction.stage(shown, real, new_text, old=old_text)  # a complete temporary
+        ...
+        transaction.commit()  # check every target is unchanged, then rename them all
+
+``stage`` writes the new text to ``.<name>.tuning-codegen-<pid>.tmp`` beside the target,
+with the target's mode (and owner and group where permitted), and syncs it to disk.
+``commit`` checks that every target still holds the text it was planned from, then
+renames every temporary over its target; if a rename fails, the targets already renamed
+get their old text back. Leaving the block any other way (an error, SIGINT, SIGTERM)
+removes the temporaries, so every target stays as it was. A ``kill -9`` can leave
+temporaries behind, never a partial target; ``remove_stale_temporaries`` removes those
+of processes that no longer run. Callers hold the targets' locks (``locks``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+from typing import Any
+
+from tuning_codegen.errors import InputError, Interrupted
+from tuning_codegen.textio import file_kind, read_bytes
+
+TEMP_MARK = ".tuning-codegen-"
+TEMP_SUFFIX = ".tmp"
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+
+
+def temporary_path(real: str, pid: int) -> str:
+    folder, name = os.path.split(real)
+    return os.path.join(folder, f".{name}{TEMP_MARK}{pid}{TEMP_SUFFIX}")
+
+
+def in_git_folder(path: str) -> bool:
+    """Whether any component of ``path`` is ``.git`` (any case: macOS, Windows)."""
+    return any(part.casefold() == ".git" for part in path.split(os.sep))
+
+
+@dataclass(frozen=True)
+class _Staged:
+    shown: str
+    real: str
+    temp: str
+    old: str | None
+    info: os.stat_result | None
+
+
+class Transaction:
+    def __init__(self, *, handle_signals: bool = True) -> None:
+        self._handle_signals = handle_signals
+        self._staged: list[_Staged] = []
+        self._temps: list[str] = []  # created and not renamed yet
+        self._handlers: dict[int, Any] = {}
+        self._deferring = False
+        self._pending: int | None = None
+
+    def __enter__(self) -> Transaction:
+        for signum in SIGNALS if self._handle_signals else ():
+            try:
+                previous = signal.signal(signum, self._on_signal)
+            except ValueError:  # not the main thread: signals are not ours to handle
+                continue
+            self._handlers[signum] = previous
+            if previous is signal.SIG_IGN:  # ignored by whoever started us: keep it so
+                signal.signal(signum, signal.SIG_IGN)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._deferring = True
+        try:
+            for temp in self._temps:
+                _remove_quietly(temp)
+            self._temps.clear()
+        finally:
+            for signum, previous in self._handlers.items():
+                signal.signal(signum, previous)
+        if self._pending is not None and kind is None:
+            raise Interrupted(self._pending)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._deferring or self._pending is not None:
+            self._pending = self._pending or signum
+            return
+        self._pending = signum
+        raise Interrupted(signum)
+
+    def stage(
+        self, shown: str, real: str, text: str, *, old: str | None = None
+    ) -> None:
+        """Write ``text`` to a temporary file beside ``real`` (shown as ``shown``).
+
+        ``old``: the text ``real`` was planned from; ``commit`` checks it is unchanged.
+        """
+        info = _writable_target(shown, real)
+        temp = temporary_path(real, os.getpid())
+        _remove_quietly(temp)  # left by an earlier process that had our pid
+        self._temps.append(temp)  # before it exists: a signal may come at any time
+        try:
+            fd = os.open(temp, _CREATE, 0o600)
+        except OSError as exc:
+            raise cannot_write(shown, exc, "cannot create a temporary file") from None
+        try:
+            _write_all(fd, text.encode("utf-8"))
+            _copy_metadata(fd, info)
+            os.fsync(fd)
+        except OSError as exc:
+            raise cannot_write(shown, exc) from None
+        finally:
+            os.close(fd)
+        self._staged.append(_Staged(shown, real, temp, old, info))
+
+    def commit(self) -> None:
+        """Rename every staged file over its target, or change none of them."""
+        for staged in self._staged:
+            _check_unchanged(staged)
+        self._deferring = True  # a signal waits until every rename is done or undone
+        done: list[_Staged] = []
+        try:
+            for staged in self._staged:
+                try:
+                    os.replace(staged.temp, staged.real)
+                except OSError as exc:
+                    _restore(done)
+                    raise cannot_write(staged.shown, exc) from None
+                self._temps.remove(staged.temp)
+                done.append(staged)
+        finally:
+            self._deferring = False
+        _sync_folders({os.path.dirname(s.real) for s in done})
+        if self._pending is not None:
+            raise Interrupted(self._pending)
+
+
+def cannot_write(shown: str, exc: OSError, step: str = "") -> InputError:
+    reason = exc.strerror or str(exc)
+    return InputError(shown, f"cannot write: {f'{step}: ' if step else ''}{reason}")
+
+
+def _writable_target(shown: str, real: str) -> os.stat_result | None:
+    """The target's status (None: a new file); refuses what must not be replaced."""
+    if in_git_folder(real):
+        raise InputError(shown, f"cannot write: {real} is inside a .git folder")
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise cannot_write(shown, exc) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(
+            shown, f"cannot write: not a regular file ({file_kind(info.st_mode)})"
+        )
+    if not info.st_mode & stat.S_IWUSR or not os.access(real, os.W_OK):
+        mode = stat.S_IMODE(info.st_mode)
+        raise InputError(shown, f"cannot write: read-only file (mode {mode:04o})")
+    return info
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _copy_metadata(fd: int, info: os.stat_result | None) -> None:
+    """The target's owner and group (where permitted), then its mode."""
+    if info is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        return
+    for uid in (info.st_uid, -1):  # not allowed to give the file away: keep the group
+        try:
+            os.fchown(fd, uid, info.st_gid)
+            break
+        except PermissionError:
+            continue
+    os.fchmod(fd, stat.S_IMODE(info.st_mode))
+
+
+def _check_unchanged(staged: _Staged) -> None:
+    if staged.old is None:
+        return
+    try:
+        current = read_bytes(staged.real)
+    except InputError:
+        current = None
+    if current != staged.old.encode("utf-8"):
+        raise InputError(staged.shown, "changed while regenerating; run again")
+
+
+def _restore(done: list[_Staged]) -> None:
+    """Give the targets already renamed their old text back (best effort)."""
+    for staged in reversed(done):
+        try:
+            if staged.info is None:
+                os.unlink(staged.real)
+                continue
+            assert staged.old is not None, "several files are written with old texts"
+            with Transaction(handle_signals=False) as undo:
+                undo.stage(staged.shown, staged.real, staged.old)
+                undo.commit()
+        except (OSError, InputError):
+            continue
+
+
+def _sync_folders(folders: set[str]) -> None:
+    for folder in folders:
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0
+    return True
+
+
+def remove_stale_temporaries(real_paths: list[str]) -> None:
+    """Remove temporaries beside these targets left by processes no longer running."""
+    for real in real_paths:
+        folder, name = os.path.split(real)
+        prefix = f".{name}{TEMP_MARK}"
+        try:
+            entries = [e.name for e in os.scandir(folder or ".")]
+        except OSError:
+            continue
+        for entry in entries:
+            pid = entry[len(prefix) : -len(TEMP_SUFFIX)]
+            if not (entry.startswith(prefix) and entry.endswith(TEMP_SUFFIX)):
+                continue
+            if pid.isascii() and pid.isdigit() and _stale(int(pid)):
+                _remove_quietly(os.path.join(folder, entry))
+
+
+def _stale(pid: int) -> bool:
+    return pid == os.getpid() or pid <= 0 or not _alive(pid)
