@@ -78,7 +78,7 @@ def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[R
 def write_output(output: str, entries: Sequence[Entry], outcome: Outcome) -> None:
     """``-o``: the selected entries as a new manifest, written atomically."""
     from kprofile.manifest.write import Source, manifest_path, manifest_text
-    from tuning_codegen.textio import write_text_atomic
+    from tuning_codegen.transaction import write_text_atomic
 
     if not entries:
         raise KprofileError(

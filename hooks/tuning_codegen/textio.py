@@ -1,9 +1,8 @@
-"""Byte-exact, bounded file reading and atomic writing.
+"""Byte-exact, bounded file reading.
 
 Reading refuses anything that is not a regular file (a FIFO would block forever, a
-device never ends) and anything larger than ``MAX_BYTES``. Writing goes through
-``transaction``: a temporary file beside the target, then a rename, so a reader
-(or a ``kill -9``) never sees a half-written file.
+device never ends) and anything larger than ``MAX_BYTES``. Writing is
+``transaction.write_atomic``'s.
 """
 
 from __future__ import annotations
@@ -101,24 +100,3 @@ def read_text(path: str | os.PathLike[str]) -> str:
     """Read ``path`` as UTF-8 without translating line endings."""
     name = os.fspath(path)
     return decode_utf8(read_bytes(name), name)
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, no newline translation).
-
-    A symlink is written through (the link is kept, its destination is replaced).
-    The mode, and the owner and group where permitted, are kept. A read-only file,
-    a file that is not a regular file and a path inside a ``.git`` folder are
-    refused with ``path: error: cannot write: ...``. The file is locked while it is
-    written, so two writers never interleave.
-    """
-    from tuning_codegen.locks import locked
-    from tuning_codegen.transaction import Transaction, remove_stale_temporaries
-
-    name = os.fspath(path)
-    real = os.path.realpath(name)
-    with locked([real]):
-        remove_stale_temporaries([real])
-        with Transaction() as transaction:
-            transaction.stage(name, real, text)
-            transaction.commit()

@@ -1,12 +1,17 @@
-"""Writing several files all or nothing.
+"""Writing several files all or nothing: the one writer of both tools.
+
+    write_atomic([(path, text_or_bytes), ...])  # lock, stage, check, rename
+
+or, for a caller that holds the locks and planned from known contents:
 
     with Transaction() as transaction:
         transaction.stage(shown, real, new_text, old=old_text)  # a complete temporary
         ...
         transaction.commit()  # check every target is unchanged, then rename them all
 
-``stage`` writes the new text to ``.<name>.tuning-codegen-<pid>.tmp`` beside the target,
-with the target's mode (and owner and group where permitted), and syncs it to disk.
+``stage`` writes the new text (or bytes) to ``.<name>.tuning-codegen-<pid>.tmp`` beside
+the target (a name too long for that is cut and given a hash), with the target's mode
+(and owner and group where permitted), and syncs it to disk.
 ``commit`` checks that every target still holds the text it was planned from, then
 renames every temporary over its target; if a rename fails, the targets already renamed
 get their old text back. Leaving the block any other way (an error, SIGINT, SIGTERM)
@@ -17,25 +22,49 @@ of processes that no longer run. Callers hold the targets' locks (``locks``).
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import signal
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any
 
 from tuning_codegen.errors import InputError, Interrupted
+from tuning_codegen.locks import locked
 from tuning_codegen.textio import file_kind, read_bytes
 
 TEMP_MARK = ".tuning-codegen-"
 TEMP_SUFFIX = ".tmp"
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+MAX_NAME_BYTES = 255  # a file name, not a path, on every common file system
+# "." + name + TEMP_MARK + a pid of up to 7 digits (Linux's pid_max) + TEMP_SUFFIX
+_TEMP_EXTRA = 1 + len(TEMP_MARK) + 7 + len(TEMP_SUFFIX)
+
+Content = str | bytes  # text is written as UTF-8
+
+
+def _temp_prefix(name: str) -> str:
+    """``.name``, or for a name too long to carry the temporary's suffix, the name
+    cut on a character boundary plus a short hash of the whole name."""
+    if len(os.fsencode(name)) + _TEMP_EXTRA <= MAX_NAME_BYTES:
+        return f".{name}"
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:10]
+    room = MAX_NAME_BYTES - _TEMP_EXTRA - len(digest) - 1
+    cut = os.fsencode(name)[:room].decode("utf-8", errors="ignore")
+    return f".{cut}~{digest}"
 
 
 def temporary_path(real: str, pid: int) -> str:
     folder, name = os.path.split(real)
-    return os.path.join(folder, f".{name}{TEMP_MARK}{pid}{TEMP_SUFFIX}")
+    return os.path.join(folder, f"{_temp_prefix(name)}{TEMP_MARK}{pid}{TEMP_SUFFIX}")
+
+
+def _encoded(content: Content) -> bytes:
+    return content.encode("utf-8") if isinstance(content, str) else content
 
 
 def in_git_folder(path: str) -> bool:
@@ -48,7 +77,7 @@ class _Staged:
     shown: str
     real: str
     temp: str
-    old: str | None
+    old: bytes | None
     info: os.stat_result | None
 
 
@@ -97,11 +126,12 @@ class Transaction:
         raise Interrupted(signum)
 
     def stage(
-        self, shown: str, real: str, text: str, *, old: str | None = None
+        self, shown: str, real: str, text: Content, *, old: Content | None = None
     ) -> None:
         """Write ``text`` to a temporary file beside ``real`` (shown as ``shown``).
 
-        ``old``: the text ``real`` was planned from; ``commit`` checks it is unchanged.
+        ``old``: the content ``real`` was planned from; ``commit`` checks it is
+        unchanged and, if a later rename fails, puts it back. Text is UTF-8.
         """
         info = _writable_target(shown, real)
         temp = temporary_path(real, os.getpid())
@@ -110,16 +140,17 @@ class Transaction:
         try:
             fd = os.open(temp, _CREATE, 0o600)
         except OSError as exc:
-            raise cannot_write(shown, exc, "cannot create a temporary file") from None
+            raise _no_temporary(shown, exc) from None
         try:
-            _write_all(fd, text.encode("utf-8"))
+            _write_all(fd, _encoded(text))
             _copy_metadata(fd, info)
             os.fsync(fd)
         except OSError as exc:
             raise cannot_write(shown, exc) from None
         finally:
             os.close(fd)
-        self._staged.append(_Staged(shown, real, temp, old, info))
+        planned = None if old is None else _encoded(old)
+        self._staged.append(_Staged(shown, real, temp, planned, info))
 
     def commit(self) -> None:
         """Rename every staged file over its target, or change none of them."""
@@ -146,6 +177,16 @@ class Transaction:
 def cannot_write(shown: str, exc: OSError, step: str = "") -> InputError:
     reason = exc.strerror or str(exc)
     return InputError(shown, f"cannot write: {f'{step}: ' if step else ''}{reason}")
+
+
+def _no_temporary(shown: str, exc: OSError) -> InputError:
+    """Why nothing can be created beside ``shown``, naming its folder."""
+    folder = os.path.dirname(shown) or "."
+    if exc.errno == errno.ENOENT:
+        return InputError(
+            shown, f"cannot write: the folder {folder} does not exist (create it first)"
+        )
+    return cannot_write(shown, exc, f"cannot create a file in the folder {folder}")
 
 
 def _writable_target(shown: str, real: str) -> os.stat_result | None:
@@ -197,7 +238,7 @@ def _check_unchanged(staged: _Staged) -> None:
         current = read_bytes(staged.real)
     except InputError:
         current = None
-    if current != staged.old.encode("utf-8"):
+    if current != staged.old:
         raise InputError(staged.shown, "changed while regenerating; run again")
 
 
@@ -208,7 +249,7 @@ def _restore(done: list[_Staged]) -> None:
             if staged.info is None:
                 os.unlink(staged.real)
                 continue
-            assert staged.old is not None, "several files are written with old texts"
+            assert staged.old is not None, "an existing target is staged with its old"
             with Transaction(handle_signals=False) as undo:
                 undo.stage(staged.shown, staged.real, staged.old)
                 undo.commit()
@@ -251,7 +292,7 @@ def remove_stale_temporaries(real_paths: list[str]) -> None:
     """Remove temporaries beside these targets left by processes no longer running."""
     for real in real_paths:
         folder, name = os.path.split(real)
-        prefix = f".{name}{TEMP_MARK}"
+        prefix = f"{_temp_prefix(name)}{TEMP_MARK}"
         try:
             entries = [e.name for e in os.scandir(folder or ".")]
         except OSError:
@@ -266,3 +307,46 @@ def remove_stale_temporaries(real_paths: list[str]) -> None:
 
 def _stale(pid: int) -> bool:
     return pid == os.getpid() or pid <= 0 or not _alive(pid)
+
+
+def write_atomic(files: Sequence[tuple[str | os.PathLike[str], Content]]) -> list[str]:
+    """Replace every path with its content, all of them or none; the paths written.
+
+    Each target is locked (sorted real paths) for the whole write. A symlink is
+    written through (the link is kept, its destination replaced); the mode, and the
+    owner and group where permitted, are kept. An existing target is staged with its
+    current content, so a rename failing midway puts back the targets already
+    renamed. A read-only file, a file that is not a regular file and a path inside a
+    ``.git`` folder are refused with ``path: error: cannot write: ...``.
+    """
+    named = [(os.fspath(path), os.path.realpath(path), data) for path, data in files]
+    reals = [real for _, real, _ in named]
+    with locked(reals):
+        remove_stale_temporaries(reals)
+        with Transaction() as transaction:
+            for shown, real, data in named:
+                transaction.stage(shown, real, data, old=_current(shown, real))
+            transaction.commit()
+    return [shown for shown, _, _ in named]
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """``write_atomic`` of one file."""
+    write_atomic([(path, text)])
+
+
+def _current(shown: str, real: str) -> bytes | None:
+    """The bytes ``real`` holds now (None: no such file); what is not a regular
+    file is left for ``stage`` to refuse."""
+    try:
+        fd = os.open(
+            real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+        )  # a FIFO: no wait
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise cannot_write(shown, exc) from None
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return handle.read()

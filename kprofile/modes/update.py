@@ -25,7 +25,8 @@ from kprofile.options import Options
 from kprofile.outcome import Outcome
 from kprofile.render.section import Section
 from tuning_codegen.diff import unified_diff
-from tuning_codegen.textio import read_text, write_text_atomic
+from tuning_codegen.textio import read_text
+from tuning_codegen.transaction import write_text_atomic
 
 STATUSES = ("added", "changed", "unchanged")
 

@@ -1,74 +1,24 @@
 """Writing the files a mode produces (CSVs, PNGs): all of them, or none.
 
-Every file is first written in full to a temporary file beside its target; only when
-all of them are complete are they renamed over their targets. On a failure (folder not
-writable, disk full) the temporaries are removed and one clean error names the file,
-so a failed run leaves no half-written or 0-byte file behind.
+Through the code generator's one writer (``tuning_codegen.transaction.write_atomic``):
+every file is written in full beside its target and renamed only when all are
+complete; a rename failing midway puts back the files already replaced. A failed run
+leaves no half-written or 0-byte file behind, and one clean error names the file.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import hashlib
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from kprofile.errors import KprofileError
-
-MAX_NAME_BYTES = 255  # a file name, not a path, on every common file system
+from tuning_codegen.transaction import MAX_NAME_BYTES, write_atomic
 
 
 def write_files(files: Mapping[Path, bytes]) -> list[str]:
     """Write ``files`` (path -> content); return the paths written, in order."""
-    temporaries: list[tuple[str, Path]] = []
-    current = Path("kprofile")
-    try:
-        for current, data in files.items():
-            temporaries.append((_temporary(current, data), current))
-        for temporary, current in temporaries:
-            os.replace(temporary, current)
-    except OSError as exc:
-        _remove_all(temporaries)
-        raise KprofileError(
-            str(current), f"cannot write: {exc.strerror or exc}"
-        ) from None
-    except BaseException:
-        _remove_all(temporaries)
-        raise
-    return [str(path) for path in files]
-
-
-def _remove_all(temporaries: list[tuple[str, Path]]) -> None:
-    for temporary, _ in temporaries:
-        _remove(temporary)
-
-
-def _temporary(path: Path, data: bytes) -> str:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".tmp",
-                                dir=path.parent)  # fmt: skip
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(name, 0o644 & ~_umask())
-    except BaseException:
-        _remove(name)
-        raise
-    return name
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _remove(name: str) -> None:
-    try:
-        os.unlink(name)
-    except FileNotFoundError:
-        pass
+    return write_atomic(list(files.items()))
 
 
 def safe_file_names(labels: list[str], *, suffix: str, fallback: str) -> list[str]:
@@ -77,9 +27,6 @@ def safe_file_names(labels: list[str], *, suffix: str, fallback: str) -> list[st
     Characters other than letters, digits and ``=._+-`` become ``_``; a name that two
     labels share, or that is too long, gets a short hash of its label.
     """
-    import hashlib
-    import re
-
     stems = []
     for label in labels:
         stem = re.sub(r"[^A-Za-z0-9=._+-]+", "_", label)

@@ -19,7 +19,8 @@ import pytest
 from support import PROJECT, PY, SMALL
 from support import run_codegen as run
 
-from tuning_codegen.textio import MAX_BYTES, write_text_atomic
+from tuning_codegen.textio import MAX_BYTES
+from tuning_codegen.transaction import temporary_path, write_text_atomic
 
 FRESH_LINE = "    Config(m=64, fast=False"
 STALE_LINE = "    Config(m=128, fast=False"
@@ -324,3 +325,20 @@ def test_target_link_swapped_after_the_registry_was_read_writes_nothing(
         == "python/link.py: error: changed while regenerating; run again"
     )
     assert ((root / PY).read_bytes(), outside.read_bytes()) == before
+
+
+@pytest.mark.parametrize("size", [200, 245, 255])
+def test_a_long_legal_file_name_can_be_written(tmp_path: Path, size: int) -> None:
+    """The temporary beside a 255-byte name cannot be that name plus a suffix: it is
+    cut and hashed, and stale ones are still recognised and removed."""
+    target = tmp_path / ("é" * (size // 2) + "x" * (size % 2))
+    assert len(os.fsencode(target.name)) == size
+    target.write_text("old\n")
+    write_text_atomic(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+    stale = temporary_path(str(target), 2**22 + 1)  # no such process
+    assert len(os.fsencode(os.path.basename(stale))) <= 255
+    Path(stale).write_text("left by a kill -9\n")
+    write_text_atomic(target, "newer\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]

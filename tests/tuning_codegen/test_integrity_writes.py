@@ -60,7 +60,7 @@ def test_unwritable_folder_of_the_second_target_changes_nothing(
         os.chmod(root / "python", 0o755)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        f"{PY}: error: cannot write: cannot create a temporary file: "
+        f"{PY}: error: cannot write: cannot create a file in the folder python: "
         "Permission denied\n"
     )
     assert codegen_repo.snapshot() == before  # type: ignore[attr-defined]

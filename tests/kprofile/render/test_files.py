@@ -114,7 +114,7 @@ def test_write_files_leaves_nothing_when_one_file_cannot_be_written(
         write_files(files)
     assert str(info.value) == (
         f"{tmp_path / 'missing' / 'b.csv'}: error: cannot write: "
-        "No such file or directory"
+        f"the folder {tmp_path / 'missing'} does not exist (create it first)"
     )
     assert list(good.iterdir()) == []
 
@@ -146,7 +146,10 @@ def test_an_unwritable_folder_is_one_clean_error_and_no_file(
     assert done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("out/")
-    assert lines[0].endswith(": error: cannot write: Permission denied")
+    assert lines[0].endswith(
+        ": error: cannot write: cannot create a file in the folder out: "
+        "Permission denied"
+    )
     assert every_file(demo) == before
 
 
@@ -178,3 +181,59 @@ def test_a_broken_mplbackend_does_not_matter(tmp_path: Path) -> None:
     assert clean.returncode == 0
     for png in sorted((demo / "out").iterdir()):
         assert png.read_bytes() == (demo / "clean" / png.name).read_bytes()
+
+
+ROLLBACK = """\
+import sys
+from pathlib import Path
+from kprofile.render.files import write_files
+first, second = map(Path, sys.argv[1:])
+try:
+    write_files({first: b"first new\\n", second: b"second new\\n"})
+except Exception as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to hand files to another uid")
+def test_a_rename_failing_after_another_puts_the_first_file_back(
+    tmp_path: Path,
+) -> None:
+    """A real failing rename: in a sticky folder that the writer does not own, a file
+    of another user can be created beside but not replaced (CAP_FOWNER dropped)."""
+    (tmp_path / "a").mkdir()
+    sticky = tmp_path / "b"
+    sticky.mkdir()
+    first, second = tmp_path / "a" / "first.csv", sticky / "second.csv"
+    first.write_bytes(b"first old\n")
+    second.write_bytes(b"second old\n")
+    os.chmod(second, 0o666)
+    os.chown(second, 65534, 65534)
+    os.chown(sticky, 65534, 65534)
+    os.chmod(sticky, 0o1777)
+    done = kprofile_python(ROLLBACK, str(first), str(second), cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{second}: error: cannot write: Operation not permitted\n"
+    assert first.read_bytes() == b"first old\n"  # renamed, then put back
+    assert second.read_bytes() == b"second old\n"
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["first.csv"]
+    assert sorted(p.name for p in sticky.iterdir()) == ["second.csv"]
+
+
+def kprofile_python(
+    code: str, *args: str, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh, unprivileged process that imports the project (no
+    override of permissions, no giving files away)."""
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner,-chown"]
+    return subprocess.run(
+        [*prefix, sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(PROJECT), str(PROJECT / "hooks")]),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
