@@ -49,9 +49,9 @@ import pandas as pd
 # indentation says which phase calls it (its time is part of its caller's). A function
 # the code does not have (before or after a change) is left out.
 PHASES = [
-    ("kprofile.modes.update", "manifest_pivots", "manifest_pivots (run.py)"),
-    ("kprofile.modes.update", "parse_manifest", "  parse_manifest"),
-    ("kprofile.modes.update", "read_layout", "  read_layout"),
+    ("kprofile.sinks.update", "manifest_pivots", "manifest_pivots (sinks/update.py)"),
+    ("kprofile.sinks.update", "parse_manifest", "  parse_manifest"),
+    ("kprofile.sinks.update", "read_layout", "  read_layout"),
     ("kprofile.manifest.update", "update_manifest", "update_manifest"),
     ("kprofile.manifest.update", "parse_manifest", "  parse_manifest"),
     ("kprofile.manifest.update", "read_layout", "  read_layout"),

@@ -18,7 +18,7 @@ from kprofile.errors import usage_error
 
 DEFAULT_METRIC = "met (ms)"
 DEFAULT_MAX_ROWS = 10_000_000
-DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.modes.cover)
+DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.core.cover)
 DEFAULT_COVER_LOSS_TIME_LIMIT = 2.0
 DEFAULT_TOL = 0.03  # --ranges --tol
 

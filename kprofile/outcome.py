@@ -1,24 +1,48 @@
 """What one kprofile run produced, filled in by the mode that ran.
 
-The mode appends report sections and the configs it selected; ``kprofile.run``
-writes those configs (``-o``, ``--update``) and ``kprofile.cli`` prints the rest.
+The mode appends report sections, the entries ``-o`` writes and the one change
+``--update`` makes to a manifest; the sinks (``kprofile.sinks``) write them and
+``kprofile.cli`` prints the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kprofile.core.metric import Metric
 from kprofile.errors import InvalidInput
 from kprofile.inputs.load import Results
+from kprofile.manifest.replace import RangeTable
 from kprofile.render.section import Section
 
-if TYPE_CHECKING:
-    from kprofile.manifest.replace import RangeTable
-
 Entry = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Upserts:
+    """``--update`` from the per-file views: one config per shape, put in place of the
+    entry with the same pivots or added. ``pivots``: the columns to match entries by
+    when ``-p`` is not given (those the manifest's entries use)."""
+
+    configs: tuple[Entry, ...]
+    pivots: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RangeReplacement:
+    """``--update`` from ``--ranges``: each group's range entries replace its old ones;
+    groups are matched by ``table.group_cols`` (those the manifest's entries use)."""
+
+    table: RangeTable
+
+    @property
+    def pivots(self) -> tuple[str, ...]:
+        return self.table.group_cols
+
+
+ManifestChange = Upserts | RangeReplacement
 
 
 @dataclass(eq=False)
@@ -28,8 +52,7 @@ class Outcome:
     sections: list[Section] = field(default_factory=list)
     metric: Metric | None = None
     entries: list[Entry] = field(default_factory=list)  # what -o writes
-    upserts: list[Entry] = field(default_factory=list)  # what --update puts in
-    ranges: RangeTable | None = None  # --ranges: what --update replaces instead
+    change: ManifestChange | None = None  # what --update does
     written: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)  # for stderr
 

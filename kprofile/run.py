@@ -1,9 +1,9 @@
-"""One kprofile run: check the options, load, filter, run the mode, write what was
-asked.
+"""One kprofile run: check the options, load, filter, run the mode, hand what it
+selected to the sinks.
 
-The mode (``kprofile.modes``) fills an ``Outcome`` with sections and the configs it
-selected; this module writes them with ``-o`` or ``--update``. Printing and exit codes
-belong to ``kprofile.cli``.
+The mode (``kprofile.modes``) fills an ``Outcome`` with sections, the entries ``-o``
+writes and the change ``--update`` makes; the sinks (``kprofile.sinks``) write them.
+Printing and exit codes belong to ``kprofile.cli``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.modes import Mode, check_options
 from kprofile.options import Options
-from kprofile.outcome import Entry, NoUsableInput, Outcome
+from kprofile.outcome import NoUsableInput, Outcome
+from kprofile.sinks.output import write_output
+from kprofile.sinks.update import apply_update
 
 
 def load(options: Options) -> tuple[Mode, Outcome]:
@@ -54,8 +56,6 @@ def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
     if options.output:
         write_output(options.output, outcome.entries, outcome)
     if options.update is not None:
-        from kprofile.modes.update import apply_update
-
         apply_update(options, outcome)
     return outcome
 
@@ -73,34 +73,3 @@ def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[R
     if not kept:
         raise usage_error(f"--query {query!r} matched no rows in any input")
     return kept
-
-
-def write_output(output: str, entries: Sequence[Entry], outcome: Outcome) -> None:
-    """``-o``: the selected entries as a new manifest, written atomically."""
-    from kprofile.manifest.write import Source, manifest_path, manifest_text
-    from tuning_codegen.transaction import write_text_atomic
-
-    if not entries:
-        raise KprofileError(
-            output,
-            "-o: no entries selected (no parameter columns, or no successful run)",
-        )
-    first = outcome.inputs[0]
-    sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.inputs]
-    text = manifest_text(entries, name=first.name, file=first.file, sources=sources)
-    path = manifest_path(output)
-    try:
-        write_text_atomic(path, text.text)
-    except OSError as exc:
-        raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
-    outcome.written.append(path)
-    count = len(text.entries)
-    extra = ""
-    if text.duplicates:
-        extra = f"; {_entries(text.duplicates, 'duplicate')} dropped"
-    outcome.note(f"wrote {path} ({_entries(count)}{extra})")
-
-
-def _entries(count: int, adjective: str = "") -> str:
-    noun = "entry" if count == 1 else "entries"
-    return f"{count} {adjective + ' ' if adjective else ''}{noun}"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kprofile.core.metric import Metric
-from kprofile.modes.cover import (
+from kprofile.core.cover import (
     DEFAULT_LOSS_TIME_LIMIT,
     DEFAULT_TIME_LIMIT,
     CoverResult,
     cover,
 )
+from kprofile.core.metric import Metric
 
 SHAPES = ["M", "N"]
 PARAMS = ["BM", "STAGES"]

@@ -320,14 +320,20 @@ def write_atomic(files: Sequence[tuple[str | os.PathLike[str], Content]]) -> lis
     ``.git`` folder are refused with ``path: error: cannot write: ...``.
     """
     named = [(os.fspath(path), os.path.realpath(path), data) for path, data in files]
-    reals = [real for _, real, _ in named]
-    with locked(reals):
-        remove_stale_temporaries(reals)
-        with Transaction() as transaction:
-            for shown, real, data in named:
-                transaction.stage(shown, real, data, old=_current(shown, real))
-            transaction.commit()
+    with locked([real for _, real, _ in named]):
+        write_locked([(s, real, data, _current(s, real)) for s, real, data in named])
     return [shown for shown, _, _ in named]
+
+
+def write_locked(files: Sequence[tuple[str, str, Content, Content | None]]) -> None:
+    """For a caller that holds the targets' locks: each ``(shown, real, new, old)``
+    replaced all or nothing, after checking that ``real`` still holds ``old`` (None:
+    nothing to check: a new file). The compare-and-swap of a read-edit-write."""
+    remove_stale_temporaries([real for _, real, _, _ in files])
+    with Transaction() as transaction:
+        for shown, real, data, old in files:
+            transaction.stage(shown, real, data, old=old)
+        transaction.commit()
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:

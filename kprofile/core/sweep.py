@@ -1,5 +1,5 @@
 """A sweep over one range column as ratio matrices, one per group: what ``--ranges``
-partitions (``kprofile.core.ranges``).
+partitions (``kprofile.core.partition``).
 
 Rows are grouped by the group columns (e.g. ``N, K``); within a group the distinct
 values of the range column (e.g. ``M``), ascending, are the *points*. A (point, config)

@@ -79,7 +79,7 @@ MODES: tuple[Mode, ...] = (
         "cover",
         "--cover",
         "cover",
-        "kprofile.modes.cover_view:run",
+        "kprofile.modes.cover:run",
         output=True,
         options=("--cover-time-limit", "--cover-loss-time-limit"),
     ),
@@ -87,7 +87,7 @@ MODES: tuple[Mode, ...] = (
         "importance",
         "--importance",
         "importance",
-        "kprofile.modes.importance_view:run",
+        "kprofile.modes.importance:run",
         options=("--plot",),
     ),
     Mode(

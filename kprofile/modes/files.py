@@ -29,15 +29,17 @@ from kprofile.modes.views import (
     tail_view,
 )
 from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.outcome import Outcome, Upserts
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     assert metric is not None  # the mode table says this mode needs one
     pivots = options.pivots or common_shape_columns(outcome.inputs)
+    configs: list[dict[str, Any]] = []
     for results in outcome.inputs:
         for part in split_by(results, options.pivots):
-            _group(options, outcome, metric, part, pivots)
+            configs += _group(options, outcome, metric, part)
+    outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
 
 
 def _group(
@@ -45,8 +47,9 @@ def _group(
     outcome: Outcome,
     metric: Metric,
     part: Results,
-    pivots: Sequence[str],
-) -> None:
+) -> list[dict[str, Any]]:
+    """Append ``part``'s sections (and its entries for ``-o``); the config it stands
+    for, for ``--update`` (none when no run succeeded)."""
     group = group_label(part, options.pivots)
     outcome.sections.append(summary_view(part, metric, group=group))
     if options.ratio:
@@ -58,20 +61,19 @@ def _group(
     common = _common(options, outcome, metric, part, group)
     if options.output and options.write_selection:
         outcome.entries += _records(part, _selection(options, metric, part, common))
-        return
+        return []
     where = f"{part.path}{f' [{group}]' if group else ''}"
     config = chosen_config(part, metric, common)
     if config is None:
         sink = "-o" if options.output else "--update"
         if options.output or options.update is not None:
             outcome.note(f"{where}: no successful run; left out of {sink}")
-        return
-    if options.update is not None:
-        outcome.upserts.append(_pivots_first(config, pivots))
+        return []
     if options.output:
         outcome.entries.append(config)
         if common is not None:
             outcome.note(_measured_note(where, common))
+    return [config]
 
 
 def _common(

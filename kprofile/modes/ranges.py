@@ -1,145 +1,135 @@
-"""``--ranges COL``: the fewest ``[COL, COL_END)`` ranges per group that keep one config
-within tolerance at every swept value of ``COL``.
-
-The groups are ``-p`` (default: the shape columns of ``kprofile.core.combine`` but
-``COL``); the configs are the other parameter columns. ``kprofile.core.sweep`` turns the
-rows into one ratio matrix per group and ``kprofile.core.ranges`` partitions it exactly.
-Each range becomes one manifest entry: the group's values, ``COL`` (the range's first
-point), ``COL_END`` (exclusive: the next range's first point; for the last range its
-last point + 1, or ``--range-end``) and the config's parameters.
-"""
+"""``--ranges COL``: the handler, and its sections: ``ranges`` (facts, one row per group
+and the summary line), one ``ranges-group`` per group (its ranges and their configs)
+and ``ranges-skipped`` (points where nothing ran, rows with no value of the range
+column). The analysis is ``kprofile.core.ranges``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+import pandas as pd
 
-from kprofile.core.combine import combine, default_shape_columns
+from kprofile.core.combine import default_shape_columns
 from kprofile.core.metric import Metric
-from kprofile.core.ranges import Partition, partition
-from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
-from kprofile.core.values import plain, value_label
-from kprofile.errors import KprofileError, usage_error
-from kprofile.inputs.load import Results
+from kprofile.core.ranges import (
+    RangedGroup,
+    borderline,
+    end_column,
+    ranged_groups,
+)
+from kprofile.core.sweep import Sweep
+from kprofile.core.values import shape_label
+from kprofile.manifest.replace import GroupRanges, RangeTable
 from kprofile.options import DEFAULT_TOL, Options
-from kprofile.outcome import Outcome
+from kprofile.outcome import Outcome, RangeReplacement
+from kprofile.render.section import Section
 
-
-@dataclass(frozen=True, eq=False)
-class RangedGroup:
-    """One group's sweep, its partition and the manifest entries it makes."""
-
-    group: SweepGroup
-    ranges: Partition
-    entries: tuple[dict[str, Any], ...]
-
-
-def end_column(column: str) -> str:
-    """``M`` -> ``M_END``, ``m`` -> ``m_end``: the suffix in the column's own case
-    (``_END`` unless the name is all lower case)."""
-    return column + ("_end" if column.islower() else "_END")
+TIES = "lowest worst ratio, then earliest configs"
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     """``--ranges COL``: sections per group, entries for ``-o`` and ``--update``."""
     assert metric is not None and options.ranges is not None  # the mode table
-    from kprofile.modes.ranges_view import ranges_sections
-
-    column = range_column(options.ranges, outcome.inputs)
-    tol = DEFAULT_TOL if options.tol is None else options.tol
-    pivots = options.pivots or default_shape_columns(outcome.inputs)
-    group_cols = tuple(c for c in pivots if c != column)
-    combined = combine(outcome.inputs, (*group_cols, column))
-    end = end_column(column)
-    if end in (*group_cols, *combined.param_cols):
-        raise usage_error(f"--ranges: {end} is already a column of the input")
-    try:
-        sweep = build_sweep(
-            combined.frame,
-            column=column,
-            group_cols=group_cols,
-            param_cols=combined.param_cols,
-            metric=metric,
-            tol=tol,
-        )
-    except KprofileError as exc:
-        raise usage_error(f"--ranges: {exc.message}") from None
-    check_range_end(sweep, column, options.range_end)
-    ranged = [_ranged(g, sweep, column, options.range_end) for g in sweep.groups]
+    result = ranged_groups(
+        outcome.inputs,
+        column=options.ranges,
+        pivots=options.pivots or default_shape_columns(outcome.inputs),
+        metric=metric,
+        tol=DEFAULT_TOL if options.tol is None else options.tol,
+        range_end=options.range_end,
+    )
     outcome.sections += ranges_sections(
-        ranged, sweep, column=column, group_cols=group_cols, tol=tol, metric=metric
+        result.groups,
+        result.sweep,
+        column=result.column,
+        group_cols=result.group_cols,
+        tol=result.tol,
+        metric=metric,
     )
-    for item in ranged:
-        outcome.entries += item.entries
-    if options.update is not None:  # the manifest editor is imported only for it
-        from kprofile.manifest.replace import GroupRanges, RangeTable
-
-        groups = tuple(GroupRanges(r.group.values, r.entries) for r in ranged)
-        outcome.ranges = RangeTable(column, group_cols, groups)
+    outcome.entries += result.entries
+    groups = tuple(GroupRanges(g.group.values, g.entries) for g in result.groups)
+    table = RangeTable(result.column, result.group_cols, groups)
+    outcome.change = RangeReplacement(table)
 
 
-def range_column(name: str, inputs: Sequence[Results]) -> str:
-    """``name`` if it is a parameter column of some input, else a usage error."""
-    column = name.strip()
-    params = list(dict.fromkeys(p for r in inputs for p in r.params))
-    if column not in params:
-        available = ", ".join(params) or "none"
-        raise usage_error(
-            f"--ranges: no parameter column {column!r}; parameter columns: {available}"
-        )
-    return column
-
-
-def check_range_end(sweep: Sweep, column: str, range_end: float | None) -> None:
-    """``--range-end`` must lie beyond every point; without it the points must be whole
-    numbers (the last range then ends at its last point + 1)."""
-    if not sweep.groups:
-        return
-    largest = max(g.points[-1] for g in sweep.groups)
-    if range_end is None:
-        if not sweep.integral:
-            raise usage_error(
-                f"--ranges: {column} has values that are not whole numbers, so the "
-                "last range has no natural end; give it with --range-end VALUE"
-            )
-        return
-    if not range_end > largest:
-        raise usage_error(
-            f"--range-end {value_label(range_end)} must be greater than every "
-            f"{column} (the largest is {value_label(largest)})"
-        )
-
-
-def _ranged(
-    group: SweepGroup, sweep: Sweep, column: str, range_end: float | None
-) -> RangedGroup:
-    ranges = partition(group.ratio)
-    points = group.points
-    last = points[-1] + 1 if range_end is None else range_end
-    firsts = points[ranges.starts].tolist()
-    ends = [*points[ranges.stops[:-1]].tolist(), plain(last)]
-    params = sweep.configs.loc[group.configs[ranges.configs]].to_dict("records")
-    end = end_column(column)
-    entries = tuple(
-        {
-            **group.values,
-            column: first,
-            end: stop,
-            **{str(k): plain(v) for k, v in config.items() if plain(v) is not None},
-        }
-        for first, stop, config in zip(firsts, ends, params)
+def ranges_sections(
+    ranged: Sequence[RangedGroup],
+    sweep: Sweep,
+    *,
+    column: str,
+    group_cols: Sequence[str],
+    tol: float,
+    metric: Metric,
+) -> list[Section]:
+    """The ``ranges`` section, a ``ranges-group`` per group, then ``ranges-skipped``."""
+    entries = sum(len(r.ranges) for r in ranged)
+    points = sum(len(r.group.points) for r in ranged)
+    groups_by = ", ".join(group_cols) or "- (one group: no other shape column; give -p)"
+    facts: tuple[tuple[str, Any], ...] = (
+        ("entries", entries),
+        ("one per point", points),
+        ("groups", len(ranged)),
+        ("tol", f"{tol:g} (ratio <= {1 + tol:g})"),
+        ("range column", f"{column}, ends in {end_column(column)} (exclusive)"),
+        ("groups by", groups_by),
+        ("ties", TIES),
+        ("metric", f"{metric.column} ({metric.direction})"),
+        ("skipped", len(sweep.skipped)),
     )
-    return RangedGroup(group, ranges, entries)
-
-
-def borderline(ranges: Partition, points: np.ndarray, tol: float) -> list[str]:
-    """Per range, its points whose ratio is above half the tolerance: ``96, 112``."""
-    above = ranges.ratios - 1 > tol / 2
-    out = []
-    for start, stop in zip(ranges.starts.tolist(), ranges.stops.tolist()):
-        hits = points[start:stop][above[start:stop]]
-        out.append(", ".join(value_label(v) for v in hits.tolist()))
+    summary = (
+        f"{_count(entries, 'entry', 'entries')} with ranges, against {points} "
+        "with one entry per point"
+    )
+    title = f"ranges: fewest {column} ranges within {tol:g} of each point's best"
+    table = _groups_table(ranged, group_cols)
+    out = [Section("ranges", title, None, facts, table, notes=(summary,))]
+    out += [_group_section(r, sweep, column, tol) for r in ranged]
+    out.append(
+        Section(
+            "ranges-skipped",
+            f"ranges: left out (no successful run, or no {column} value)",
+            None,
+            (),
+            sweep.skipped,
+        )
+    )
     return out
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _groups_table(
+    ranged: Sequence[RangedGroup], group_cols: Sequence[str]
+) -> pd.DataFrame:
+    table = pd.DataFrame([r.group.values for r in ranged], columns=list(group_cols))
+    table["points"] = [len(r.group.points) for r in ranged]
+    table["ranges"] = [len(r.ranges) for r in ranged]
+    table["worst"] = [float(r.ranges.worst.max()) for r in ranged]
+    return table
+
+
+def _group_section(item: RangedGroup, sweep: Sweep, column: str, tol: float) -> Section:
+    group, ranges = item.group, item.ranges
+    end = end_column(column)
+    table = pd.DataFrame(
+        {
+            column: [e[column] for e in item.entries],
+            end: [e[end] for e in item.entries],
+            "points": (ranges.stops - ranges.starts).tolist(),
+        }
+    )
+    configs = sweep.configs.loc[group.configs[ranges.configs]].reset_index(drop=True)
+    table = pd.concat([table, configs], axis=1)
+    table["worst"] = ranges.worst
+    table["borderline"] = borderline(ranges, group.points, tol)
+    label = shape_label(group.values) or "all rows"
+    facts = (
+        *group.values.items(),
+        ("points", len(group.points)),
+        ("ranges", len(ranges)),
+        ("worst", float(ranges.worst.max())),
+    )
+    return Section("ranges-group", f"ranges: {label}", None, facts, table)

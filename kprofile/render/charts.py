@@ -23,8 +23,8 @@ from kprofile.core.values import value_label
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from kprofile.modes.correlation import Correlation
-    from kprofile.modes.importance import ImportanceResult, ParamImportance
+    from kprofile.core.correlation import Correlation
+    from kprofile.core.importance import ImportanceResult, ParamImportance
 
 
 def png(draw: Callable[[Figure], None], size: tuple[float, float]) -> bytes:

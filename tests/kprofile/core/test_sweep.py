@@ -1,4 +1,4 @@
-"""kprofile.core.sweep + kprofile.core.ranges on rows: hand-made tables, errors, and a
+"""kprofile.core.sweep + kprofile.core.partition on rows: hand-made tables, errors, and a
 property test that checks every answer point by point from the raw rows (exact
 fractions, no kprofile code) and its size against brute force."""
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from support import examples
 
 from kprofile.core.metric import Metric
-from kprofile.core.ranges import partition
+from kprofile.core.partition import partition
 from kprofile.core.sweep import Sweep, build_sweep
 from kprofile.errors import KprofileError
 

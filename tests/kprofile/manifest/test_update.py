@@ -23,7 +23,7 @@ from kprofile.manifest.update import (
     UpdateResult,
     update_manifest,
 )
-from kprofile.modes.update import update_section
+from kprofile.sinks.update import update_section
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import parse_manifest
 from tuning_codegen.render import render_region
@@ -599,7 +599,7 @@ def test_default_pivots_and_the_update_read_the_manifest_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from kprofile.manifest import layout
-    from kprofile.modes.update import manifest_pivots
+    from kprofile.sinks.update import manifest_pivots
 
     texts: list[str] = []
     read = layout.read

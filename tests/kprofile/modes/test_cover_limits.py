@@ -1,4 +1,4 @@
-"""kprofile.modes.cover: time limits, what the sections say about them, the metric
+"""kprofile.core.cover: time limits, what the sections say about them, the metric
 spelling, and input errors."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from cover_support import (
     table_from_coverage,
 )
 
+from kprofile.core.cover import cover
 from kprofile.core.metric import Metric
 from kprofile.errors import KprofileError
-from kprofile.modes.cover import cover
-from kprofile.modes.cover_view import cover_sections
+from kprofile.modes.cover import cover_sections
 
 
 def test_no_time_gives_greedy_valid_table_with_bound_and_gap() -> None:

@@ -1,4 +1,4 @@
-"""kprofile.modes.cover: hand-made tables whose answer is known by construction."""
+"""kprofile.core.cover: hand-made tables whose answer is known by construction."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from cover_support import (
     table_from_coverage,
 )
 
-from kprofile.core.metric import Metric
-from kprofile.modes.cover import (
+from kprofile.core.cover import (
     REASON_NO_RUN,
     REASON_NOT_SHARED,
     cover,
 )
+from kprofile.core.metric import Metric
 
 # ------------------------------------------------------------------ known answers
 

@@ -1,4 +1,4 @@
-"""kprofile.modes.importance: reachable ratios per parameter value, the ranking, and the charts."""
+"""kprofile.core.importance: reachable ratios per parameter value, the ranking, and the charts."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from kprofile.core.metric import Metric
-from kprofile.core.values import value_label
-from kprofile.errors import KprofileError
-from kprofile.modes.importance import (
+from kprofile.core.importance import (
     TABLE_COLUMNS,
     ImportanceResult,
     importance,
 )
-from kprofile.modes.importance_view import plot_importance
+from kprofile.core.metric import Metric
+from kprofile.core.values import value_label
+from kprofile.errors import KprofileError
+from kprofile.sinks.files import plot_importance
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

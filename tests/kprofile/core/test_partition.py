@@ -1,4 +1,4 @@
-"""kprofile.core.ranges: the exact partition of points into ranges, against brute force.
+"""kprofile.core.partition: the exact partition of points into ranges, against brute force.
 
 The brute force enumerates every partition of the points into runs and every config
 assignment, and takes the smallest under the documented order: (number of ranges,
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from kprofile.core.ranges import Partition, fewest, partition, run_lengths
+from kprofile.core.partition import Partition, fewest, partition, run_lengths
 
 INF = math.inf
 

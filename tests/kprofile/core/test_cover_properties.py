@@ -1,4 +1,4 @@
-"""kprofile.modes.cover against an independent pandas computation and brute force."""
+"""kprofile.core.cover against an independent pandas computation and brute force."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from kprofile.modes.cover import REASON_NOT_SHARED, CoverResult
+from kprofile.core.cover import REASON_NOT_SHARED, CoverResult
 
 
 def config_key(frame: pd.DataFrame) -> pd.Series:

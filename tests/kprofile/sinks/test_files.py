@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kprofile.render.files import MAX_NAME_BYTES, safe_file_names, write_files
+from kprofile.sinks.files import MAX_NAME_BYTES, safe_file_names, write_files
 
 PROJECT = Path(__file__).resolve().parents[3]
 
@@ -186,7 +186,7 @@ def test_a_broken_mplbackend_does_not_matter(tmp_path: Path) -> None:
 ROLLBACK = """\
 import sys
 from pathlib import Path
-from kprofile.render.files import write_files
+from kprofile.sinks.files import write_files
 first, second = map(Path, sys.argv[1:])
 try:
     write_files({first: b"first new\\n", second: b"second new\\n"})

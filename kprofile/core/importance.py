@@ -1,0 +1,163 @@
+"""Which tuning parameters matter: the best ratio still reachable with one parameter
+fixed.
+
+For a parameter P, a value v and a shape s, the *reachable ratio* is the lowest ratio
+(1.0 = the shape's best) among the configs measured on s that have P = v. Over shapes it
+is summarized two ways: ``worst`` (the maximum over the shapes where v was measured) and
+``geomean`` (their geometric mean). ``shapes`` counts the shapes where v was measured
+with a successful run; no number is invented for the others.
+
+Ranking: a parameter's ``cost`` is the ``worst`` of its worst value, i.e. how much
+fixing the parameter to a bad value can cost on some shape. Parameters are ranked by
+``cost`` (descending), ties by the worst value's ``geomean``, then by input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from kprofile.core.measure import measure
+from kprofile.core.metric import Metric
+from kprofile.core.values import plain
+
+__all__ = [
+    "ImportanceResult",
+    "ParamImportance",
+    "ValueReach",
+    "importance",
+]
+
+TABLE_COLUMNS = (
+    "rank",
+    "param",
+    "cost",
+    "value",
+    "worst",
+    "geomean",
+    "shapes",
+    "shapes_total",
+)
+
+
+@dataclass(frozen=True)
+class ValueReach:
+    """One value of one parameter: the best ratio reachable with the parameter fixed
+    to it."""
+
+    value: object
+    worst: float  # max over measured shapes; NaN when measured on none
+    geomean: float  # geometric mean over measured shapes; NaN when measured on none
+    shapes: int  # shapes where this value has a successful run
+
+
+@dataclass(frozen=True)
+class ParamImportance:
+    """A parameter, its values in natural order, and what a bad choice costs."""
+
+    param: str
+    rank: int  # 1 = matters most
+    cost: float  # worst ``worst`` over the values
+    best_value: object  # the value whose ``worst`` is lowest (ties: geomean, order)
+    values: tuple[ValueReach, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class ImportanceResult:
+    """Parameters ranked by ``cost``; ``table`` is the same data, one row per (param,
+    value)."""
+
+    params: tuple[ParamImportance, ...]
+    shapes_total: int
+    table: pd.DataFrame
+    ranked_by: Literal["worst"] = "worst"
+
+
+def importance(
+    df: pd.DataFrame,
+    *,
+    shape_cols: Sequence[str],
+    param_cols: Sequence[str],
+    metric: Metric,
+) -> ImportanceResult:
+    """Rank ``param_cols`` by how much fixing each to its worst value can cost."""
+    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+    shapes_total = int(m.table["shape"].nunique())
+    unranked = [_param(m.table, m.configs[p], p) for p in param_cols]
+    order = sorted(range(len(unranked)), key=lambda i: _rank_key(unranked[i], i))
+    params = tuple(
+        ParamImportance(p.param, rank, p.cost, p.best_value, p.values)
+        for rank, p in enumerate((unranked[i] for i in order), start=1)
+    )
+    return ImportanceResult(
+        params=params, shapes_total=shapes_total, table=_table(params, shapes_total)
+    )
+
+
+def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance:
+    """Reachable ratios for every value of one parameter (``column``: config id ->
+    value)."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    code_of_config = pd.Series(codes, index=column.index)
+    per_shape = (
+        table.assign(code=code_of_config.reindex(table["config"]).to_numpy())
+        .groupby(["code", "shape"])["ratio"]
+        .min()
+    )
+    logs = np.log(per_shape)
+    stats = pd.DataFrame(
+        {
+            "worst": per_shape.groupby(level="code").max(),
+            "geomean": np.exp(logs.groupby(level="code").mean()),
+            "shapes": per_shape.groupby(level="code").size(),
+        }
+    ).reindex(range(len(uniques)))
+    worst = stats["worst"].to_numpy(dtype=np.float64)
+    geomean = stats["geomean"].to_numpy(dtype=np.float64)
+    shapes = stats["shapes"].fillna(0).to_numpy(dtype=np.int64)
+    order = sorted(range(len(uniques)), key=lambda c: _natural_key(uniques[c]))
+    values = [
+        ValueReach(
+            plain(uniques[c]), float(worst[c]), float(geomean[c]), int(shapes[c])
+        )
+        for c in order
+    ]
+    measured = [v for v in values if v.shapes]
+    cost = max(v.worst for v in measured)
+    best = min(measured, key=lambda v: (v.worst, v.geomean))
+    return ParamImportance(
+        param=name, rank=0, cost=cost, best_value=best.value, values=tuple(values)
+    )
+
+
+def _rank_key(p: ParamImportance, position: int) -> tuple[float, float, int]:
+    worst_geomean = max(v.geomean for v in p.values if v.worst == p.cost)
+    return (-p.cost, -worst_geomean, position)
+
+
+def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFrame:
+    rows = [
+        (p.rank, p.param, p.cost, v.value, v.worst, v.geomean, v.shapes, shapes_total)
+        for p in params
+        for v in p.values
+    ]
+    out = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    out["value"] = out["value"].astype(object)
+    return out
+
+
+def _natural_key(value: object) -> tuple[int, float, str]:
+    """Numbers (and booleans) numerically, then strings, then other types, missing
+    last."""
+    value = plain(value)
+    if value is None:
+        return (3, 0.0, "")
+    if isinstance(value, (bool, int, float)):
+        return (0, float(value), "")
+    if isinstance(value, str):
+        return (1, 0.0, value)
+    return (2, 0.0, repr(value))

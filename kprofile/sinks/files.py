@@ -1,0 +1,123 @@
+"""The files a mode produces (``-d`` CSVs, the ``-c`` heatmap, ``--plot`` charts): named
+safely and written all of them, or none.
+
+Through the code generator's one writer (``tuning_codegen.transaction.write_atomic``):
+every file is written in full beside its target and renamed only when all are
+complete; a rename failing midway puts back the files already replaced. A failed run
+leaves no half-written or 0-byte file behind, and one clean error names the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from kprofile.core.correlation import Correlation
+from kprofile.core.importance import ImportanceResult
+from kprofile.core.metric import Metric
+from kprofile.errors import KprofileError
+from kprofile.render import charts
+from tuning_codegen.transaction import MAX_NAME_BYTES, write_atomic
+
+HEATMAP_NAME = "correlation.png"
+
+
+def write_files(files: Mapping[Path, bytes]) -> list[str]:
+    """Write ``files`` (path -> content); return the paths written, in order."""
+    return write_atomic(list(files.items()))
+
+
+def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> list[str]:
+    """``-d``: each shape's table as ``<shape>.csv`` in ``out_dir``; the paths written.
+    Names are unique and at most 255 bytes (see ``safe_file_names``)."""
+    folder = _existing_folder(out_dir)
+    names = safe_file_names(list(tables), suffix=".csv", fallback="all")
+    files = {
+        folder / name: table.to_csv(
+            index=False, lineterminator="\n", float_format="%.10g"
+        ).encode()
+        for name, table in zip(names, tables.values())
+    }
+    return write_files(files)
+
+
+def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
+    """``-c``: the matrix as an annotated heatmap, ``out_dir/correlation.png``."""
+    folder = _existing_folder(out_dir)
+    title = f"Kendall tau ({result.rows} runs, metric {metric.column})"
+    return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})[0]
+
+
+def plot_importance(result: ImportanceResult, out_dir: str | Path) -> list[str]:
+    """``--plot``: the PNG charts in ``out_dir`` (created if missing); their paths.
+
+    ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
+    value of that parameter, the worst and geometric-mean reachable ratio.
+    """
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise KprofileError(
+            str(folder), f"--plot: cannot create: {exc.strerror}"
+        ) from None
+    labels = ["importance", *(f"importance-{p.param}" for p in result.params)]
+    names = safe_file_names(labels, suffix=".png", fallback="importance-param")
+    files = {folder / names[0]: charts.importance_overview_png(result)}
+    for p, name in zip(result.params, names[1:]):
+        files[folder / name] = charts.importance_param_png(p, result.shapes_total)
+    return write_files(files)
+
+
+def _existing_folder(out_dir: str) -> Path:
+    folder = Path(out_dir)
+    if not folder.is_dir():
+        raise KprofileError(out_dir, "--out-dir is not an existing folder")
+    return folder
+
+
+def safe_file_names(labels: list[str], *, suffix: str, fallback: str) -> list[str]:
+    """One file name per label: readable, unique, and at most 255 bytes.
+
+    Characters other than letters, digits and ``=._+-`` become ``_``; a name that two
+    labels share, or that is too long, gets a short hash of its label.
+    """
+    stems = []
+    for label in labels:
+        stem = re.sub(r"[^A-Za-z0-9=._+-]+", "_", label)
+        stem = re.sub(r"[._]*_[._]*|\.{2,}", "_", stem)  # no "..", no "._."
+        stems.append(stem.strip("_.") or fallback)
+    folded = [stem.casefold() for stem in stems]  # case-insensitive file systems
+    names = []
+    for label, stem, key in zip(labels, stems, folded):
+        name = stem + suffix
+        if folded.count(key) > 1 or len(name.encode()) > MAX_NAME_BYTES:
+            digest = hashlib.sha256(label.encode()).hexdigest()[:10]
+            room = MAX_NAME_BYTES - len(suffix) - len(digest) - 1
+            name = f"{_cut(stem, room)}-{digest}{suffix}"
+        names.append(name)
+    return _numbered(names, suffix)
+
+
+def _cut(text: str, size: int) -> str:
+    """``text`` cut to at most ``size`` bytes of UTF-8, on a character boundary."""
+    return text.encode()[:size].decode(errors="ignore")
+
+
+def _numbered(names: list[str], suffix: str) -> list[str]:
+    """Make a name seen before unique with -2, -3, ... (a label could spell
+    another label's hashed name)."""
+    used: set[str] = set()
+    out = []
+    for name in names:
+        candidate, n = name, 2
+        while candidate.casefold() in used:
+            stem = _cut(name.removesuffix(suffix), MAX_NAME_BYTES - len(suffix) - 8)
+            candidate, n = f"{stem}-{n}{suffix}", n + 1
+        used.add(candidate.casefold())
+        out.append(candidate)
+    return out

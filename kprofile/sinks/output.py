@@ -1,0 +1,39 @@
+"""``-o PATH``: the entries a mode selected, as a new manifest (deterministic bytes,
+``kprofile.manifest.write``), written atomically by the code generator's writer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kprofile.errors import KprofileError
+from kprofile.manifest.write import Source, manifest_path, manifest_text
+from kprofile.outcome import Entry, Outcome
+from tuning_codegen.transaction import write_text_atomic
+
+
+def write_output(output: str, entries: Sequence[Entry], outcome: Outcome) -> None:
+    """``-o``: the selected entries as a new manifest, written atomically."""
+    if not entries:
+        raise KprofileError(
+            output,
+            "-o: no entries selected (no parameter columns, or no successful run)",
+        )
+    first = outcome.inputs[0]
+    sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.inputs]
+    text = manifest_text(entries, name=first.name, file=first.file, sources=sources)
+    path = manifest_path(output)
+    try:
+        write_text_atomic(path, text.text)
+    except OSError as exc:
+        raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
+    outcome.written.append(path)
+    count = len(text.entries)
+    extra = ""
+    if text.duplicates:
+        extra = f"; {_entries(text.duplicates, 'duplicate')} dropped"
+    outcome.note(f"wrote {path} ({_entries(count)}{extra})")
+
+
+def _entries(count: int, adjective: str = "") -> str:
+    noun = "entry" if count == 1 else "entries"
+    return f"{count} {adjective + ' ' if adjective else ''}{noun}"

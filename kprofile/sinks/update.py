@@ -1,0 +1,225 @@
+"""``--update MANIFEST``: the one change a mode asked for, made to a curated manifest.
+
+A mode hands over one ``ManifestChange`` (``kprofile.outcome``): ``Upserts`` (one
+config per shape, from the per-file views) or ``RangeReplacement`` (each group's range
+entries, from ``--ranges``). The edit itself is byte-exact and in place
+(``kprofile.manifest.update``, ``kprofile.manifest.replace``); this sink decides the
+pivots, reports each shape's or group's change as a section, and writes the file, or
+with ``--dry-run`` only shows the diff.
+
+It is a compare-and-swap: the manifest is locked (the code generator's ``flock``
+locks) before it is read, and written through the code generator's transaction, which
+checks that it still holds the text the edit was computed from. Two ``--update`` runs
+at once therefore both land, one after the other; nothing is lost.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from kprofile.core.values import shape_label
+from kprofile.errors import KprofileError
+from kprofile.manifest.layout import read_layout
+from kprofile.manifest.replace import GroupChange, ReplaceResult, replace_ranges
+from kprofile.manifest.update import (
+    ShapeChange,
+    UpdateResult,
+    change_details,
+    update_manifest,
+)
+from kprofile.options import Options
+from kprofile.outcome import ManifestChange, Outcome, RangeReplacement, Upserts
+from kprofile.render.section import Section
+from tuning_codegen.diff import unified_diff
+from tuning_codegen.locks import locked
+from tuning_codegen.textio import read_text
+from tuning_codegen.transaction import write_locked
+
+STATUSES = ("added", "changed", "unchanged")
+RANGE_STATUSES = ("replaced", "added", "unchanged")
+
+
+def apply_update(options: Options, outcome: Outcome) -> None:
+    """Make ``outcome.change`` to the manifest ``options.update``: locked, read,
+    edited, and written atomically only if it changes and is still what was read."""
+    path = options.update
+    assert path is not None  # run() calls this only for --update
+    change = outcome.change
+    if change is None or (isinstance(change, Upserts) and not change.configs):
+        raise KprofileError(
+            path, "--update: no config to put in (no successful run in any input)"
+        )
+    real = os.path.realpath(path)
+    with locked([real]):
+        text = read_text(path)
+        new_text, section = _edit(change, text, path, options)
+        outcome.sections.append(section)
+        if options.dry_run:
+            if new_text != text:
+                diff = unified_diff(text, new_text, path, path)
+                outcome.sections.append(diff_section(path, diff))
+            return
+        if new_text == text:
+            return
+        write_locked([(path, real, new_text, text)])
+    outcome.written.append(path)
+    outcome.note(f"updated {path}")
+
+
+def _edit(
+    change: ManifestChange, text: str, path: str, options: Options
+) -> tuple[str, Section]:
+    """The manifest's new text and the section that reports the change. Without
+    ``-p``, pivots that no manifest entry uses are not matched on (``-p`` made the
+    change's pivots)."""
+    pivots: tuple[str, ...] = change.pivots
+    unused: tuple[str, ...] = ()
+    if not options.pivots:
+        pivots, unused = manifest_pivots(text, path, change.pivots)
+    if isinstance(change, RangeReplacement):
+        replaced = replace_ranges(text, change.table, match=pivots, path=path)
+        state = update_state(replaced.text != text, dry_run=options.dry_run)
+        section = replace_section(
+            replaced, change.table.column, path=path, match=pivots, state=state,
+            unused=unused,
+        )  # fmt: skip
+        return replaced.text, section
+    result = update_manifest(text, change.configs, pivots=pivots, path=path)
+    state = update_state(result.text != text, dry_run=options.dry_run)
+    section = update_section(
+        result, path=path, pivots=pivots, state=state, unused=unused
+    )
+    return result.text, section
+
+
+def update_state(changed: bool, *, dry_run: bool) -> str:
+    if dry_run:
+        return (
+            "dry run: nothing written" if changed else "dry run: nothing would change"
+        )
+    return "updated" if changed else "nothing to change: not rewritten"
+
+
+def manifest_pivots(
+    text: str, path: str, candidates: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Default pivots (columns constant in the results) that the manifest's entries use,
+    and the ones they never mention (e.g. a constant ``dtype``): matching on a key no
+    entry has would add every shape as new. An empty manifest keeps every candidate.
+    The manifest read here is kept for ``update_manifest`` on the same text."""
+    items = read_layout(text, path).items
+    if not items:
+        return tuple(candidates), ()
+    used = tuple(p for p in candidates if any(p in e.merged for e in items))
+    return used, tuple(p for p in candidates if p not in used)
+
+
+def update_section(
+    result: UpdateResult,
+    *,
+    path: str,
+    pivots: Sequence[str],
+    state: str,
+    unused: Sequence[str] = (),
+) -> Section:
+    """One row per shape: its status, the params entry it is (or became), and what
+    changed."""
+    counts = summary_counts(result.changes)
+    facts: tuple[tuple[str, Any], ...] = (
+        ("manifest", path),
+        ("matched by", ", ".join(pivots)),
+        *counts.items(),
+        ("file", state),
+    )
+    table = pd.DataFrame(
+        {
+            "shape": [shape_label(c.shape) for c in result.changes],
+            "status": [c.status for c in result.changes],
+            "entry": [c.index for c in result.changes],
+            "changes": [change_details(c) for c in result.changes],
+        }
+    )
+    notes = (
+        (
+            f"not matched by {', '.join(unused)}: constant in the results, but in no "
+            "entry of the manifest (-p names the shape columns)",
+        )
+        if unused
+        else ()
+    )
+    return Section("update", f"update: {path}", path, facts, table, notes=notes)
+
+
+def replace_section(
+    result: ReplaceResult,
+    column: str,
+    *,
+    path: str,
+    match: Sequence[str],
+    state: str,
+    unused: Sequence[str] = (),
+) -> Section:
+    """One row per group: its status, the entries it had, where its ranges now are."""
+    counts = {s: sum(c.status == s for c in result.changes) for s in RANGE_STATUSES}
+    facts: tuple[tuple[str, Any], ...] = (
+        ("manifest", path),
+        ("matched by", ", ".join(match) or "- (every entry with the range column)"),
+        ("range column", column),
+        *counts.items(),
+        ("file", state),
+    )
+    rows = pd.DataFrame(
+        {
+            "group": [_label(c) for c in result.changes],
+            "status": [c.status for c in result.changes],
+            "before": [_indices(c.removed) for c in result.changes],
+            "entries": [_indices(c.entries) for c in result.changes],
+        }
+    )
+    notes = (
+        (
+            f"not matched by {', '.join(unused)}: constant in the results, but in no "
+            "entry of the manifest (-p names the group columns)",
+        )
+        if unused
+        else ()
+    )
+    return Section("update", f"update: {path}", path, facts, rows, notes=notes)
+
+
+def diff_section(path: str, diff: str) -> Section:
+    """``--dry-run``: the unified diff the update would make, as one multi-line note
+    (kept whole)."""
+    return Section(
+        "update-diff",
+        f"update: {path}: diff (dry run, nothing written)",
+        path,
+        notes=(diff,),
+    )
+
+
+def summary_counts(changes: Sequence[ShapeChange]) -> Mapping[str, int]:
+    return {s: sum(c.status == s for c in changes) for s in STATUSES}
+
+
+def _label(change: GroupChange) -> str:
+    return "/".join(f"{k}={v}" for k, v in change.group.items()) or "all rows"
+
+
+def _indices(indices: Sequence[int]) -> str:
+    """``params[3-7]``, ``params[2, 5]`` or ``-``: entry indices, runs compacted."""
+    values = list(indices)
+    if not values:
+        return "-"
+    runs: list[list[int]] = []
+    for i in values:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    parts = [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs]
+    return f"params[{', '.join(parts)}]"
