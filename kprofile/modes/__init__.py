@@ -1,10 +1,12 @@
-"""kprofile's modes, declared once.
+"""kprofile's modes and views, declared once.
 
 Each mode names its flag, its handler (``module:function``, imported only when the mode
 runs) and what it admits: the per-file views, ``-o``, ``--update``, ``-p`` and its own
-options. ``check_options`` derives every "cannot be combined" rule from this table, and
-``kprofile.run`` dispatches through it, so a new mode is one more row here and one
-handler module.
+options. Each per-file view names its flag, its ``Options`` field, its section builder
+and what it selects. ``check_options`` derives every "cannot be combined" rule from
+these tables, ``kprofile.run`` dispatches through ``MODES`` and the default mode through
+``VIEWS``: a new mode is one row and one handler module, a new view one row and one
+function.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kprofile.errors import usage_error
 
@@ -22,6 +24,12 @@ if TYPE_CHECKING:
     from kprofile.outcome import Outcome
 
 Handler = Callable[["Options", "Outcome", "Metric | None"], None]
+
+
+def _load(spec: str) -> Any:
+    """The function ``module:function`` names, imported now."""
+    module, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 @dataclass(frozen=True)
@@ -42,9 +50,24 @@ class Mode:
         return self.flag or "the per-file views"
 
     def load(self) -> Handler:
-        module, _, function = self.handler.partition(":")
-        handler: Handler = getattr(importlib.import_module(module), function)
+        handler: Handler = _load(self.handler)
         return handler
+
+
+@dataclass(frozen=True)
+class View:
+    """A per-file view: ``flag`` sets the ``Options`` field ``attribute``; ``builder``
+    (``module:function``, see ``kprofile.modes.views.Builder``) makes its sections and
+    selection for one file or ``-p`` group."""
+
+    flag: str
+    attribute: str
+    builder: str
+    selects: bool = False  # picks rows: -o --write-selection writes them
+    common: bool = False  # picks one config (the common config) for -o and --update
+
+    def load(self) -> Any:
+        return _load(self.builder)
 
 
 MODES: tuple[Mode, ...] = (
@@ -111,14 +134,19 @@ OWN_OPTIONS = {
     "--tol": "tol",
     "--range-end": "range_end",
 }
-VIEWS = {
-    "--ratio": "ratio",
-    "--head": "head",
-    "--tail": "tail",
-    "--top": "top",
-    "--within": "within",
-}
-SELECTING = ("--head", "--tail", "--top", "--within")
+VIEWS: tuple[View, ...] = (
+    View("--ratio", "ratio", "kprofile.modes.views:ratio_view"),
+    View("--head", "head", "kprofile.modes.views:head_view", selects=True),
+    View("--tail", "tail", "kprofile.modes.views:tail_view", selects=True),
+    View("--top", "top", "kprofile.modes.views:top_view", selects=True, common=True),
+    View(
+        "--within",
+        "within",
+        "kprofile.modes.views:within_view",
+        selects=True,
+        common=True,
+    ),
+)
 
 
 def _given(options: Options, attribute: str) -> bool:
@@ -131,21 +159,27 @@ def given_modes(options: Options) -> list[Mode]:
     return [m for m in MODES if m.flag and _given(options, m.attribute)]
 
 
+def given_views(options: Options) -> list[View]:
+    """The views asked for, in the table's order (the order they are shown in)."""
+    return [v for v in VIEWS if _given(options, v.attribute)]
+
+
 def check_options(options: Options) -> Mode:
     """The active mode, after refusing every combination the table does not admit."""
     chosen = given_modes(options)
     if len(chosen) > 1:
         raise usage_error(f"{chosen[0].flag} and {chosen[1].flag} cannot be combined")
     mode = chosen[0] if chosen else MODES[0]
-    views = [flag for flag, attr in VIEWS.items() if _given(options, attr)]
+    views = given_views(options)
     if views and not mode.views:
         raise usage_error(
-            f"{views[0]} is a per-file view; it cannot be combined with {mode.label}"
+            f"{views[0].flag} is a per-file view; it cannot be combined with "
+            f"{mode.label}"
         )
     _check_own_options(options, mode)
     if options.pivots and not mode.pivots:
         raise usage_error(f"-p/--pivots does not apply to {mode.label}")
-    _check_sinks(options, mode, [v for v in views if v in SELECTING])
+    _check_sinks(options, mode, [v for v in views if v.selects])
     if not options.files:
         raise usage_error("no input files; see kprofile --help")
     return mode
@@ -161,7 +195,7 @@ def _check_own_options(options: Options, mode: Mode) -> None:
         raise usage_error(f"{flag} does not apply to {mode.label}")
 
 
-def _check_sinks(options: Options, mode: Mode, selecting: list[str]) -> None:
+def _check_sinks(options: Options, mode: Mode, selecting: list[View]) -> None:
     """-o, --update, --dry-run and --write-selection."""
     if options.dry_run and options.update is None:
         raise usage_error("--dry-run only applies to --update")
@@ -175,38 +209,40 @@ def _check_sinks(options: Options, mode: Mode, selecting: list[str]) -> None:
         _check_update(options, mode, selecting)
     if options.output and options.write_selection:
         if not selecting:
+            flags = [v.flag for v in VIEWS if v.selects]
             raise usage_error(
-                "--write-selection needs --head, --tail, --top or --within"
+                f"--write-selection needs {', '.join(flags[:-1])} or {flags[-1]}"
             )
         if len(selecting) > 1:
             raise usage_error(
-                f"-o: {selecting[0]} and {selecting[1]} select different entries; "
-                "pass one of them"
+                f"-o: {selecting[0].flag} and {selecting[1].flag} select different "
+                "entries; pass one of them"
             )
     elif options.output:
         _one_config("-o", selecting)
 
 
-def _check_update(options: Options, mode: Mode, selecting: list[str]) -> None:
+def _check_update(options: Options, mode: Mode, selecting: list[View]) -> None:
     if not mode.update:
         raise usage_error(f"--update does not apply to {mode.label}")
     if options.output:
         raise usage_error("--update and -o both write a manifest; pass one of them")
-    several = [v for v in selecting if v in ("--head", "--tail")]
+    several = [v for v in selecting if not v.common]
     if several:
+        common = "/".join(v.flag for v in VIEWS if v.common)
         raise usage_error(
             "--update takes one config per shape (the best, or the common config of "
-            f"--top/--within); {several[0]} selects several"
+            f"{common}); {several[0].flag} selects several"
         )
     _one_config("--update", selecting)
 
 
-def _one_config(sink: str, selecting: list[str]) -> None:
+def _one_config(sink: str, selecting: list[View]) -> None:
     """Without --write-selection a sink takes one config per file: the best entry,
-    or the common config of --top or --within."""
-    configs = [v for v in selecting if v in ("--top", "--within")]
+    or the common config of one view that picks one."""
+    configs = [v for v in selecting if v.common]
     if len(configs) > 1:
         raise usage_error(
-            f"{sink}: {configs[0]} and {configs[1]} choose different configs; "
-            "pass one of them"
+            f"{sink}: {configs[0].flag} and {configs[1].flag} choose different "
+            "configs; pass one of them"
         )

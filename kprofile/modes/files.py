@@ -16,18 +16,12 @@ from typing import Any
 import numpy as np
 
 from kprofile.core.columns import common_shape_columns, split_by
-from kprofile.core.metric import Metric, metric_values, rank_order
-from kprofile.core.select import CommonConfig, best_row, common_config
+from kprofile.core.metric import Metric
+from kprofile.core.select import CommonConfig, best_row
 from kprofile.core.values import records
 from kprofile.inputs.load import Results
-from kprofile.modes.views import (
-    common_view,
-    group_label,
-    head_view,
-    ratio_view,
-    summary_view,
-    tail_view,
-)
+from kprofile.modes import given_views
+from kprofile.modes.views import Builder, group_label, summary_view
 from kprofile.options import Options
 from kprofile.outcome import Outcome, Upserts
 
@@ -52,15 +46,18 @@ def _group(
     for, for ``--update`` (none when no run succeeded)."""
     group = group_label(part, options.pivots)
     outcome.sections.append(summary_view(part, metric, group=group))
-    if options.ratio:
-        outcome.sections.append(ratio_view(part, metric, group=group))
-    if options.head is not None:
-        outcome.sections.append(head_view(part, metric, options.head, group=group))
-    if options.tail is not None:
-        outcome.sections.append(tail_view(part, metric, options.tail, group=group))
-    common = _common(options, outcome, metric, part, group)
+    rows: np.ndarray | None = None
+    common: CommonConfig | None = None
+    for view in given_views(options):
+        build: Builder = view.load()
+        amount = getattr(options, view.attribute)
+        result = build(part, metric, amount, group=group, verbose=options.verbose)
+        outcome.sections += result.sections
+        rows = result.rows if result.rows is not None else rows
+        common = result.common or common
     if options.output and options.write_selection:
-        outcome.entries += _records(part, _selection(options, metric, part, common))
+        assert rows is not None  # check_options: --write-selection needs a view
+        outcome.entries += _records(part, np.sort(rows))
         return []
     where = f"{part.path}{f' [{group}]' if group else ''}"
     config = chosen_config(part, metric, common)
@@ -74,21 +71,6 @@ def _group(
         if common is not None:
             outcome.note(_measured_note(where, common))
     return [config]
-
-
-def _common(
-    options: Options, outcome: Outcome, metric: Metric, part: Results, group: str
-) -> CommonConfig | None:
-    common = None
-    for kind, amount in (("top", options.top), ("within", options.within)):
-        if amount is None:
-            continue
-        common = common_config(part, metric, **{kind: amount})
-        outcome.sections += common_view(
-            common, metric, kind=kind, amount=amount, group=group,
-            verbose=options.verbose,
-        )  # fmt: skip
-    return common
 
 
 def chosen_config(
@@ -123,19 +105,6 @@ def _measured_note(where: str, common: CommonConfig) -> str:
     if math.isnan(common.ratio):
         return f"{where}: warning: the common config was measured, but its run failed"
     return f"{where}: the common config was measured: ratio {common.ratio:.3f}"
-
-
-def _selection(
-    options: Options, metric: Metric, part: Results, common: CommonConfig | None
-) -> np.ndarray:
-    """Row positions of what --head, --tail, --top or --within selected."""
-    if common is not None:
-        return np.sort(common.subset)
-    order = rank_order(metric_values(part.frame, metric), metric)
-    if options.head is not None:
-        return np.sort(order[: options.head])
-    assert options.tail is not None  # check_options: --write-selection needs a view
-    return np.sort(order[max(len(order) - options.tail, 0) :])
 
 
 def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:

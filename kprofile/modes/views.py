@@ -1,10 +1,16 @@
-"""The per-file views (summary, ratio, head, tail, top/within): data in, sections
-out."""
+"""The per-file views (summary, ratio, head, tail, top/within): data in, sections and
+what each selects out.
+
+Every view named in ``kprofile.modes.VIEWS`` is a ``Builder``: one file (or ``-p``
+group), the metric and the flag's value in, a ``ViewResult`` out.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,12 +25,34 @@ from kprofile.core.metric import (
     valid_mask,
     worst_position,
 )
-from kprofile.core.select import CommonConfig, best_row
+from kprofile.core.select import CommonConfig, best_row, common_config
 from kprofile.core.values import plain, value_label
 from kprofile.inputs.load import MESH_IDX, SPEC, Results
 from kprofile.render.section import Section
 
 RATIO = "ratio"
+
+
+@dataclass(frozen=True, eq=False)
+class ViewResult:
+    """A view's sections; the rows it selects (positions, best first), if it selects
+    rows; and the common config it chose, if it chooses one."""
+
+    sections: list[Section]
+    rows: np.ndarray | None = None
+    common: CommonConfig | None = None
+
+
+class Builder(Protocol):
+    def __call__(
+        self,
+        results: Results,
+        metric: Metric,
+        amount: Any,
+        *,
+        group: str,
+        verbose: bool,
+    ) -> ViewResult: ...
 
 
 def summary_view(results: Results, metric: Metric, *, group: str = "") -> Section:
@@ -99,12 +127,14 @@ def entries_table(
     return table
 
 
-def ratio_view(results: Results, metric: Metric, *, group: str = "") -> Section:
-    """Every entry with its ratio to the best, best first; failed runs last without
-    ratio."""
+def ratio_view(
+    results: Results, metric: Metric, amount: Any, *, group: str, verbose: bool
+) -> ViewResult:
+    """``--ratio``: every entry with its ratio to the best, best first; failed runs
+    last without ratio."""
     order = rank_order(metric_values(results.frame, metric), metric)
     table = entries_table(results, order, metric, with_failed=True)
-    return Section(
+    section = Section(
         "ratio",
         _title(results, group, "ratio to best"),
         results.path,
@@ -112,15 +142,16 @@ def ratio_view(results: Results, metric: Metric, *, group: str = "") -> Section:
         table,
         highlight=(0,) if len(order) else (),
     )
+    return ViewResult([section])
 
 
 def head_view(
-    results: Results, metric: Metric, count: int, *, group: str = ""
-) -> Section:
-    """The best ``count`` entries."""
+    results: Results, metric: Metric, count: int, *, group: str, verbose: bool
+) -> ViewResult:
+    """``--head N``: the best ``count`` entries."""
     order = rank_order(metric_values(results.frame, metric), metric)[:count]
     table = entries_table(results, order, metric)
-    return Section(
+    section = Section(
         "head",
         _title(results, group, f"best {count}"),
         results.path,
@@ -128,18 +159,42 @@ def head_view(
         table,
         highlight=(0,) if len(order) else (),
     )
+    return ViewResult([section], rows=order)
 
 
 def tail_view(
-    results: Results, metric: Metric, count: int, *, group: str = ""
-) -> Section:
-    """The worst ``count`` entries that ran, worst last."""
+    results: Results, metric: Metric, count: int, *, group: str, verbose: bool
+) -> ViewResult:
+    """``--tail N``: the worst ``count`` entries that ran, worst last."""
     order = rank_order(metric_values(results.frame, metric), metric)
     chosen = order[max(len(order) - count, 0) :]
     table = entries_table(results, chosen, metric)
-    return Section(
+    section = Section(
         "tail", _title(results, group, f"worst {count}"), results.path, (), table
     )
+    return ViewResult([section], rows=chosen)
+
+
+def top_view(
+    results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
+) -> ViewResult:
+    """``--top X``: the common config of the top entries."""
+    common = common_config(results, metric, top=amount)
+    sections = common_view(
+        common, metric, kind="top", amount=amount, group=group, verbose=verbose
+    )
+    return ViewResult(sections, rows=common.subset, common=common)
+
+
+def within_view(
+    results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
+) -> ViewResult:
+    """``--within X``: the common config of the entries within X of the best."""
+    common = common_config(results, metric, within=amount)
+    sections = common_view(
+        common, metric, kind="within", amount=amount, group=group, verbose=verbose
+    )
+    return ViewResult(sections, rows=common.subset, common=common)
 
 
 def common_view(
