@@ -8,7 +8,7 @@ entries that are equal after merging are errors with file and line.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ import yaml
 
 from tuning_codegen.errors import InputError, one_line
 from tuning_codegen.textio import read_text
+from tuning_codegen.values import entry_key
 from tuning_codegen.yamlbounds import (
     MAX_DEPTH,
     check_characters,
@@ -180,9 +181,9 @@ def _describe(node: yaml.Node) -> str:
 
 
 def _check_unique(entries: tuple[Entry, ...], path: str) -> None:
-    first: dict[str, int] = {}
+    first: dict[Hashable, int] = {}
     for entry in entries:
-        key = repr(sorted(((repr(k), repr(v)) for k, v in entry.values.items())))
+        key = entry_key(entry.values)
         if key in first:
             raise InputError(
                 path,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
+from kprofile.manifest.neighbour import entries_like, pairs_text, separator
 from kprofile.manifest.records import Scalar
-from kprofile.manifest.scalar import Value, render_key, render_scalar, same_value
+from kprofile.manifest.scalar import Value, render_key, render_scalar
 from kprofile.manifest.text_edit import (
     Edit,
     column,
@@ -25,6 +25,7 @@ from kprofile.manifest.text_edit import (
     line_start,
     next_line,
 )
+from tuning_codegen.values import same_value
 
 _PROPERTY = re.compile(r"\S+\s*")
 
@@ -139,7 +140,7 @@ def _insertion(
     styles: Mapping[str, Scalar],
 ) -> Edit:
     if item.flow:
-        parts = [_render_pair(k, v, flow=True, styles=styles) for k, v in added]
+        parts = [_pair(k, v, flow=True, styles=styles) for k, v in added]
         if kept:
             return Edit(
                 kept[-1].value_end, kept[-1].value_end, "".join(", " + p for p in parts)
@@ -149,7 +150,7 @@ def _insertion(
     at = line_end(text, content_end(text, kept[-1].value_end))
     indent = " " * column(text, item.pairs[0].key_start)
     lines = [
-        eol(text, at) + indent + _render_pair(k, v, flow=False, styles=styles)
+        eol(text, at) + indent + _pair(k, v, flow=False, styles=styles)
         for k, v in added
     ]
     return Edit(at, at, "".join(lines))
@@ -165,93 +166,36 @@ def append_edit(
     appended: Sequence[Mapping[str, Value]],
     ends: Mapping[int, int],
 ) -> Edit:
-    """One insertion holding an entry per selection in ``appended``. ``ends`` maps an
-    edited block entry's index to where its kept keys end (see ``entry_edits``)."""
-    merge_text, defaults = shared_merge(layout.items)
-    bodies = [_own_keys(sel, defaults) for sel in appended]
-    if layout.flow:
-        entries = [_flow_mapping(merge_text, body, layout.styles) for body in bodies]
-        if layout.items:
-            return Edit(
-                layout.items[-1].end,
-                layout.items[-1].end,
-                "".join(", " + e for e in entries),
+    """One insertion holding an entry per selection in ``appended``, written like the
+    last entry with the merge key every entry shares (``kprofile.manifest.neighbour``).
+    ``ends`` maps an edited block entry's index to where its kept keys end (see
+    ``entry_edits``)."""
+    merge, defaults = shared_merge(layout.items)
+    if layout.flow:  # params: [{...}, {...}]
+        entries = [
+            "{"
+            + ", ".join(
+                pairs_text(sel, layout, merge=merge, defaults=defaults, flow=True)
             )
+            + "}"
+            for sel in appended
+        ]
+        if layout.items:
+            end = layout.items[-1].end
+            return Edit(end, end, "".join(", " + e for e in entries))
         start = layout.start + 1
         return Edit(start, start, ", ".join(entries))
     last = layout.items[-1]
     at = line_end(text, ends.get(last.index, last.end))
-    newline = eol(text, at)
-    dash = " " * layout.column
-    lead = newline + newline if _blank_separated(text, layout.items) else newline
-    if last.flow:
-        lines = [
-            dash + "- " + _flow_mapping(merge_text, body, layout.styles)
-            for body in bodies
-        ]
-    else:
-        first = last.pairs[0].key_start
-        indent = " " * (
-            column(text, first) if not first_on_line(text, first) else len(dash) + 2
-        )
-        lines = [
-            _block_entry(
-                merge_text, body, layout.styles, dash=dash, indent=indent, eol=newline
-            )
-            for body in bodies
-        ]
-    return Edit(at, at, "".join(lead + line for line in lines))
+    lead = separator(text, layout, at)
+    block = entries_like(
+        text, layout, last, appended,
+        merge=merge, defaults=defaults, dash_col=layout.column, between=lead,
+        columns=False,
+    )  # fmt: skip
+    return Edit(at, at, lead + " " * layout.column + block)
 
 
-def _own_keys(
-    sel: Mapping[str, Value], defaults: Mapping[str, Any]
-) -> list[tuple[str, Value]]:
-    return [
-        (k, v)
-        for k, v in sel.items()
-        if not (k in defaults and same_value(defaults[k], v))
-    ]
-
-
-def _render_pair(
-    key: str, value: Value, *, flow: bool, styles: Mapping[str, Scalar]
-) -> str:
+def _pair(key: str, value: Value, *, flow: bool, styles: Mapping[str, Scalar]) -> str:
     rendered = render_scalar(value, flow=flow, like=styles.get(key))
     return f"{render_key(key, flow=flow)}: {rendered}"
-
-
-def _flow_mapping(
-    merge_text: str | None,
-    body: Sequence[tuple[str, Value]],
-    styles: Mapping[str, Scalar],
-) -> str:
-    parts = [] if merge_text is None else [f"<<: {merge_text}"]
-    parts += [_render_pair(k, v, flow=True, styles=styles) for k, v in body]
-    return "{" + ", ".join(parts) + "}"
-
-
-def _block_entry(
-    merge_text: str | None,
-    body: Sequence[tuple[str, Value]],
-    styles: Mapping[str, Scalar],
-    *,
-    dash: str,
-    indent: str,
-    eol: str,
-) -> str:
-    parts = [] if merge_text is None else [f"<<: {merge_text}"]
-    parts += [_render_pair(k, v, flow=False, styles=styles) for k, v in body]
-    if not parts:
-        return dash + "- {}"
-    return dash + "- " + (eol + indent).join(parts)
-
-
-def _blank_separated(text: str, items: Sequence[Item]) -> bool:
-    """True when every two neighbouring entries have a blank line between them."""
-    if len(items) < 2:
-        return False
-    for before, after in zip(items, items[1:]):
-        gap = text[next_line(text, before.end) : line_start(text, after.start)]
-        if not any(line.strip() == "" for line in gap.splitlines()):
-            return False
-    return True

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,7 @@ from kprofile.manifest.records import (
 )
 from kprofile.manifest.text_edit import content_end
 from tuning_codegen.manifest import compose_yaml, construct_yaml, parse_manifest
+from tuning_codegen.values import entry_key
 
 _MAP_TAG = "tag:yaml.org,2002:map"
 
@@ -177,12 +178,9 @@ def _values(
 
 def _distinct(entries: Sequence[Mapping[Any, Any]]) -> bool:
     """No two entries could be equal (``parse_manifest`` decides those that could)."""
-    seen: set[Any] = set()
+    seen: set[Hashable] = set()
     for values in entries:
-        try:
-            key: Any = frozenset(values.items())  # 1 == 1.0 == True: maybe equal
-        except TypeError:  # a list or mapping value: compare as parse_manifest does
-            key = repr(sorted((repr(k), repr(v)) for k, v in values.items()))
+        key = entry_key(values)
         if key in seen:
             return False
         seen.add(key)

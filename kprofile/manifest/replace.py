@@ -26,10 +26,11 @@ from typing import Any, Literal
 
 from kprofile.manifest.layout import Item, Layout, read_layout
 from kprofile.manifest.replace_text import insertion, overwrite, removal
-from kprofile.manifest.scalar import normalize, same_value
+from kprofile.manifest.scalar import normalize
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
 from tuning_codegen.errors import InputError
+from tuning_codegen.values import same_entry, same_value
 
 Status = Literal["added", "replaced", "unchanged"]
 Values = dict[str, Any]
@@ -170,7 +171,7 @@ def _plan(
     after = tuple({**defaults, **e} for e in entries)
     before = [merged[i] for i in removed]
     status: Status = "added" if not removed else "replaced"
-    if removed and len(before) == len(after) and all(map(_same, before, after)):
+    if removed and len(before) == len(after) and all(map(same_entry, before, after)):
         status = "unchanged"
     return _Plan(group, removed, entries, after, status)
 
@@ -178,10 +179,6 @@ def _plan(
 def _gone(plans: Sequence[_Plan]) -> set[int]:
     """Old entries that disappear: a replaced group's, but the first (overwritten)."""
     return {i for p in plans if p.status == "replaced" for i in p.removed[1:]}
-
-
-def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
 
 
 def _edits(text: str, layout: Layout, plans: Sequence[_Plan], path: str) -> list[Edit]:

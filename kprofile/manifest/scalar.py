@@ -88,23 +88,6 @@ def normalize(value: Any, key: str, path: str) -> Value:
     )
 
 
-def canon(value: Any) -> tuple[Any, ...]:
-    """Equality as a tuning table means it: 256 == 256.0, but True != 1 and '1' != 1."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, (int, float)):
-        return ("num", "nan") if value != value else ("num", value)
-    if value is None:
-        return ("null",)
-    if isinstance(value, str):
-        return ("str", value)
-    return ("other", repr(value))
-
-
-def same_value(a: Any, b: Any) -> bool:
-    return canon(a) == canon(b)
-
-
 # ---------------------------------------------------------------------------------
 # Rendering
 

@@ -26,7 +26,7 @@ spells the edits, ``text_edit`` applies them, ``scalar`` writes the values and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,10 +39,11 @@ from kprofile.manifest.layout import (
     read_layout,
     shared_merge,
 )
-from kprofile.manifest.scalar import Value, canon, normalize, render_scalar, same_value
+from kprofile.manifest.scalar import Value, normalize, render_scalar
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
 from tuning_codegen.errors import InputError
+from tuning_codegen.values import same_value, value_key
 
 Status = Literal["added", "changed", "unchanged"]
 
@@ -157,7 +158,7 @@ def _check_selections(
                 f"selection {number} ({_label(sel, pivots)}) has no value for pivot "
                 f"{', '.join(missing)}",
             )
-        shape = tuple(canon(sel[p]) for p in pivots)
+        shape = tuple(value_key(sel[p]) for p in pivots)
         if shape in seen:
             raise InputError(
                 path,
@@ -177,17 +178,17 @@ def _label(sel: Mapping[str, Any], pivots: tuple[str, ...]) -> str:
 # One selection: which entry it is, what changes, and the edits
 
 
-Shape = tuple[tuple[Any, ...], ...]
+Shape = tuple[Hashable, ...]
 
 
 def _index(items: Sequence[Item], pivots: tuple[str, ...]) -> dict[Shape, list[Item]]:
-    """Entries by the ``canon`` values of their pivots (256 and 256.0 alike, True and 1
+    """Entries by the ``value_key`` of their pivots (256 and 256.0 alike, True and 1
     apart), in params order; an entry without every pivot matches no selection."""
     index: dict[Shape, list[Item]] = {}
     for item in items:
         merged = item.merged
         if all(p in merged for p in pivots):
-            shape = tuple(canon(merged[p]) for p in pivots)
+            shape = tuple(value_key(merged[p]) for p in pivots)
             index.setdefault(shape, []).append(item)
     return index
 
@@ -204,7 +205,7 @@ def _change(
     """What ``sel`` does to the manifest (``index``: see ``_index``);
     ``added_before`` selections were new shapes."""
     shape = {p: sel[p] for p in pivots}
-    matches = index.get(tuple(canon(sel[p]) for p in pivots), [])
+    matches = index.get(tuple(value_key(sel[p]) for p in pivots), [])
     if len(matches) > 1:
         a, b = matches[0], matches[1]
         raise InputError(

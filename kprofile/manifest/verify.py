@@ -10,10 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kprofile.manifest.layout import Layout, read_entries
-from kprofile.manifest.scalar import same_value
 from tuning_codegen.errors import InputError
-
-_PLAIN = {int, float, str, bool, type(None)}
+from tuning_codegen.values import same_entry
 
 
 def check_update(
@@ -40,7 +38,9 @@ def check_update(
         (
             i
             for i in range(max(len(got), len(expected)))
-            if i >= len(got) or i >= len(expected) or not _same(got[i], expected[i])
+            if i >= len(got)
+            or i >= len(expected)
+            or not same_entry(got[i], expected[i])
         ),
         None,
     )
@@ -53,12 +53,3 @@ def check_update(
             f"cannot {action}: the edit would also change {where} ({suspect}); "
             "nothing was written",
         )
-
-
-def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """The same keys with the same values, as ``same_value`` means it."""
-    if a == b and list(a) == list(b):  # the quick answer, for entries left alone
-        types = list(map(type, a.values()))
-        if types == list(map(type, b.values())) and _PLAIN.issuperset(types):
-            return True
-    return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)

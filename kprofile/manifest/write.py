@@ -22,12 +22,13 @@ quoting).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kprofile.core.values import plain
 from kprofile.manifest.scalar import render_scalar
+from tuning_codegen.values import entry_key, same_value
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,6 @@ def scalar(value: Any) -> str:
     return render_scalar(value, flow=False, quoting="explicit")
 
 
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
-
-
-def _identity(entry: Mapping[str, Any]) -> tuple[tuple[str, str, str], ...]:
-    return tuple(sorted((k, type(v).__name__, repr(v)) for k, v in entry.items()))
-
-
 def common_keys(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Keys present in every entry with the same type and value, in the first entry's
     order."""
@@ -73,7 +66,7 @@ def common_keys(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         k: v
         for k, v in first.items()
-        if all(k in e and _same(e[k], v) for e in entries[1:])
+        if all(k in e and same_value(e[k], v) for e in entries[1:])
     }
 
 
@@ -90,11 +83,11 @@ def manifest_text(
 ) -> ManifestText:
     """The manifest for ``entries`` (missing values and exact duplicates dropped)."""
     cleaned: list[dict[str, Any]] = []
-    seen: set[tuple[tuple[str, str, str], ...]] = set()
+    seen: set[Hashable] = set()
     for entry in entries:
         values = {str(k): plain(v) for k, v in entry.items()}
         values = {k: v for k, v in values.items() if v is not None}
-        identity = _identity(values)
+        identity = entry_key(values)
         if identity not in seen:
             seen.add(identity)
             cleaned.append(values)

@@ -17,6 +17,7 @@ from tuning_codegen.generate import plan, regenerate
 from tuning_codegen.languages import LANGUAGES
 from tuning_codegen.splice import replace_region, split_lines
 from tuning_codegen.table import Table
+from tuning_codegen.values import entry_key
 
 line_text = st.text(
     alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)),
@@ -86,7 +87,7 @@ def table_case(draw: st.DrawFn, index: int) -> tuple[str, str, str, str]:
     entries = draw(
         st.lists(st.fixed_dictionaries({n: value for n in names}), max_size=4)
     )
-    unique = list({repr(sorted(e.items())): e for e in entries}.values())
+    unique = list({entry_key(e): e for e in entries}.values())  # the manifest's rule
     manifest = yaml.safe_dump({"params": unique}, allow_unicode=True)
     pieces = draw(st.lists(st.one_of(plain, st.sampled_from(names)), min_size=1))
     nl = draw(st.sampled_from(["\n", "\r\n"]))
