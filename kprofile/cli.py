@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -30,10 +29,6 @@ from kprofile.options import (
     parse_columns,
 )
 from tuning_codegen.clirun import run_command
-from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK
-
-if TYPE_CHECKING:
-    from kprofile.outcome import Outcome
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 
@@ -183,32 +178,9 @@ def with_parameters(function: Callable[[Options], int]) -> click.Command:
 def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
-    from kprofile.outcome import NoUsableInput
-    from kprofile.run import load, run
+    from kprofile.execute import execute  # pandas and the rest: only once checked
 
-    mode, outcome = load(options)
-    for record in outcome.skipped:
-        print(record, file=sys.stderr)
-    for results in outcome.inputs:
-        for warning in results.warnings:
-            print(warning, file=sys.stderr)
-    try:
-        run(options, mode, outcome)
-    except NoUsableInput as exc:
-        count = len(exc.skipped)
-        files = "file" if count == 1 else "files"
-        print(
-            f"{PROG}: error: no usable input ({count} {files} skipped)", file=sys.stderr
-        )
-        return EXIT_INPUT_ERROR
-    _print(options, outcome)
-    for message in outcome.messages:
-        print(message, file=sys.stderr)
-    if outcome.skipped:
-        total = len(outcome.skipped) + len(outcome.inputs)
-        skipped = len(outcome.skipped)
-        print(f"{PROG}: skipped {skipped} of {total} input files", file=sys.stderr)
-    return EXIT_OK
+    return execute(options)
 
 
 def check_analysis_extra() -> None:
@@ -237,27 +209,6 @@ def install_command() -> str:
         if url.startswith("file://"):
             return f"pip install '{unquote(urlparse(url).path)}[analysis]'"
     return "pip install 'kprofile[analysis]'"
-
-
-def _print(options: Options, outcome: Outcome) -> None:
-    from kprofile.render import render
-
-    render(outcome.sections, options.format, sys.stdout, _json_header(outcome))
-
-
-def _json_header(outcome: Outcome) -> dict[str, Any]:
-    metric = outcome.metric
-    return {
-        "metric": None
-        if metric is None
-        else {"column": metric.column, "higher_is_better": metric.higher_is_better},
-        "inputs": [r.path for r in outcome.inputs],
-        "skipped": [
-            {"path": s.path, "kind": s.kind, "reason": s.reason}
-            for s in outcome.skipped
-        ],
-        "written": list(outcome.written),
-    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,7 @@ from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
 from tuning_codegen.errors import InputError
+from tuning_codegen.manifest import load_manifest
 
 MESH_IDX = "mesh_idx"
 KINDS = {
@@ -107,7 +108,7 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         return _load_yaml(path, max_rows)
     except InvalidInputError:
         raise
-    except InputError as exc:  # includes KprofileError and hooks' manifest errors
+    except InputError as exc:  # KprofileError, and tuning_codegen's manifest errors
         raise invalid(
             exc.message
             if exc.location.line is None
@@ -173,9 +174,6 @@ def _rows_with_a_spec(
 
 
 def _load_yaml(path: str, max_rows: int) -> Results:
-    from tuning_codegen.manifest import (
-        load_manifest,  # the manifest format lives in hooks
-    )
 
     manifest = load_manifest(path)
     grid = expand_spec(manifest.document, path, max_rows=max_rows)

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
+from kprofile.render.jsondoc import render_json
+from kprofile.render.markdown import render_markdown
 from kprofile.render.section import Section
+from kprofile.render.text import render_plain, render_rich
 
 
 def render(
@@ -22,19 +25,11 @@ def render(
     ``header`` (metric, inputs, skipped, written) only goes into JSON.
     """
     if fmt == "json":
-        from kprofile.render.jsondoc import render_json
-
         stream.write(render_json(sections, header))
     elif fmt == "markdown":
-        from kprofile.render.markdown import render_markdown
-
         stream.write(render_markdown(sections))
     elif stream.isatty():
-        from kprofile.render.text import render_rich
-
         render_rich(sections, stream)
     else:
-        from kprofile.render.text import render_plain
-
         stream.write(render_plain(sections))
     stream.flush()

@@ -1,0 +1,61 @@
+"""Executing a parsed command line: load the inputs, run the mode, print the report
+(stdout) and the messages (stderr), and choose the exit code. ``kprofile.cli`` parses
+the flags and calls ``execute`` once it knows the analyzer's stack is installed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from kprofile.errors import PROG
+from kprofile.options import Options
+from kprofile.outcome import NoUsableInput, Outcome
+from kprofile.render import render
+from kprofile.run import load, run
+from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK
+
+
+def execute(options: Options) -> int:
+    mode, outcome = load(options)
+    for record in outcome.skipped:
+        print(record, file=sys.stderr)
+    for results in outcome.inputs:
+        for warning in results.warnings:
+            print(warning, file=sys.stderr)
+    try:
+        run(options, mode, outcome)
+    except NoUsableInput as exc:
+        count = len(exc.skipped)
+        files = "file" if count == 1 else "files"
+        print(
+            f"{PROG}: error: no usable input ({count} {files} skipped)", file=sys.stderr
+        )
+        return EXIT_INPUT_ERROR
+    _print(options, outcome)
+    for message in outcome.messages:
+        print(message, file=sys.stderr)
+    if outcome.skipped:
+        total = len(outcome.skipped) + len(outcome.inputs)
+        skipped = len(outcome.skipped)
+        print(f"{PROG}: skipped {skipped} of {total} input files", file=sys.stderr)
+    return EXIT_OK
+
+
+def _print(options: Options, outcome: Outcome) -> None:
+    render(outcome.sections, options.format, sys.stdout, _json_header(outcome))
+
+
+def _json_header(outcome: Outcome) -> dict[str, Any]:
+    metric = outcome.metric
+    return {
+        "metric": None
+        if metric is None
+        else {"column": metric.column, "higher_is_better": metric.higher_is_better},
+        "inputs": [r.path for r in outcome.inputs],
+        "skipped": [
+            {"path": s.path, "kind": s.kind, "reason": s.reason}
+            for s in outcome.skipped
+        ],
+        "written": list(outcome.written),
+    }
