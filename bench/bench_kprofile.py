@@ -10,7 +10,10 @@ subprocess for each view and prints the best wall time of ``--repeat`` runs, the
 time (user + system) of that run, which varies less on a busy machine, and the peak RSS
 of the kprofile process (``resource.getrusage(RUSAGE_CHILDREN)`` measured in a fresh
 wrapper process per run) against the DataFrame's in-memory size
-(``memory_usage(deep=True)``). Output goes to /dev/null, as when piped. ``--source``
+(``memory_usage(deep=True)``). Output goes to /dev/null, as when piped. The first row,
+``pickle.load``, is a plain ``pickle.load`` of the same file in a fresh process (pandas
+imported by the unpickler, as kprofile imports it), and the last line the default
+view's wall time as a multiple of it. ``--source``
 runs the kprofile package found in another checkout instead of the installed command,
 to compare two versions on the same files.
 """
@@ -43,6 +46,7 @@ wall = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code)
 """
+PLAIN_LOAD = "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))"
 SOURCE = (
     "import sys; sys.path.insert(0, {!r}); "
     "from kprofile.cli import main; sys.exit(main())"
@@ -153,6 +157,15 @@ def bench_rows(kprofile: list[str], rows: int, tmp: Path, repeat: int) -> None:
         f"{'view':<16}{'wall (s)':>10}{'cpu (s)':>9}{'peak RSS (MiB)':>16}"
         f"{'RSS / table':>13}"
     )
+    plain, plain_cpu, plain_peak = measure(
+        [sys.executable, "-c", PLAIN_LOAD, str(path)], repeat
+    )
+    label = "pickle.load"
+    print(
+        f"{label:<16}{plain:>10.2f}{plain_cpu:>9.2f}{plain_peak:>16.0f}"
+        f"{plain_peak / size:>13.2f}"
+    )
+    default = float("nan")
     for label, extra in VIEWS.items():
         if rows > 200_000 and label not in ("default", "--top 0.05"):
             continue
@@ -160,6 +173,12 @@ def bench_rows(kprofile: list[str], rows: int, tmp: Path, repeat: int) -> None:
         wall, cpu, peak = measure(command, repeat)
         ratio = peak / size
         print(f"{label:<16}{wall:>10.2f}{cpu:>9.2f}{peak:>16.0f}{ratio:>13.2f}")
+        if label == "default":
+            default = wall
+    print(
+        f"default view / plain pickle.load (same file, side by side): "
+        f"{default / plain:.1f}x (target: within 20x)"
+    )
 
 
 if __name__ == "__main__":

@@ -8,7 +8,15 @@ from collections.abc import Collection, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from kprofile.inputs.pickles import arrays, frame, scalars, timezones, values
+from kprofile.inputs.pickles import (
+    arrays,
+    fields,
+    frame,
+    paths,
+    scalars,
+    timezones,
+    values,
+)
 from kprofile.inputs.pickles.context import Context, Handler
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.records import Call
@@ -29,10 +37,12 @@ HANDLERS: Mapping[str, Handler] = MappingProxyType(
         "pandas._unpickle_timestamp": scalars.timestamp_of,
         "pandas._timedelta_unpickle": scalars.timedelta_scalar,
         "numpy.scalar": arrays.scalar_value,
-        "_codecs.encode": scalars.codecs_encode,
-        "builtins.bytes": scalars.codecs_encode,
+        "_codecs.encode": fields.codecs_encode,
+        "builtins.bytes": fields.codecs_encode,
         "numpy._reconstruct": arrays.array_value,
         "numpy._frombuffer": arrays.array_value,
+        "pathlib.PurePosixPath": paths.path_text,
+        "pathlib.PureWindowsPath": paths.path_text,
     }
 )
 
@@ -50,6 +60,8 @@ SHARED = frozenset(
         "numpy.scalar",
         "_codecs.encode",
         "builtins.bytes",
+        "pathlib.PurePosixPath",
+        "pathlib.PureWindowsPath",
     }
 )
 

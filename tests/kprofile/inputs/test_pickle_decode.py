@@ -219,12 +219,13 @@ def test_loader_reads_a_pandas2_tz_fixture_through_load_results() -> None:
     assert str(results.frame["paris"].dt.tz) == "Europe/Paris"
 
 
-def test_pyarrow_strings_are_refused_with_a_hint() -> None:
-    data = pickle.dumps(pd.DataFrame({"a": ["x"]}))
+def test_a_pyarrow_storage_label_decodes_as_python_storage_strings() -> None:
+    data = pickle.dumps(pd.DataFrame({"a": ["x", None]}))
     tampered = data.replace(b"\x8c\x06python", b"\x8c\x07pyarrow", 1)
     assert tampered != data
-    with pytest.raises(RefusedPickle, match=r"pyarrow-backed columns need pyarrow"):
-        decode_pickle(tampered)
+    column = decode_pickle(tampered)["a"]
+    assert column.dtype.storage == "python"
+    assert column.tolist()[0] == "x" and pd.isna(column.tolist()[1])
 
 
 def test_a_bare_frame_is_returned_as_a_frame() -> None:
