@@ -108,12 +108,12 @@ def _positions(ctx: Context, value: Any, count: int) -> range | list[int]:
         bounds = (start, stop, step)
         if not all(type(v) is int for v in bounds) or step < 1 or not 0 <= start:
             raise RefusedPickle("refused a block placement that is not a forward slice")
-        positions = range(start, stop, step)
-        if positions and positions[-1] >= count:
+        named = range(start, stop, step)
+        if named and named[-1] >= count:
             raise RefusedPickle(
-                f"refused a block placed at {positions[-1]} of {count} columns"
+                f"refused a block placed at {named[-1]} of {count} columns"
             )
-        return positions
+        return named
     if not (isinstance(value, Call) and value.target in ARRAY_TARGETS):
         raise RefusedPickle(f"refused block placement {describe(value)}")
     array = decode_array(ctx, value)

@@ -79,7 +79,7 @@ def _multi(ctx: Context, state: dict[Any, Any]) -> pd.MultiIndex:
         built = [decode_index(ctx, level) for level in levels]
         positions = [_codes(ctx, c) for c in codes]
         labels = [decode_value(ctx, name) for name in names]
-    return _build(
+    return _build(  # type: ignore[return-value]
         pd.MultiIndex,
         levels=built,
         codes=positions,
