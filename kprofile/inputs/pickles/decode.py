@@ -17,12 +17,12 @@ from kprofile.inputs.pickles import (
     timezones,
     values,
 )
+from kprofile.inputs.pickles.compressed import MAX_FILE_BYTES, decompressed
 from kprofile.inputs.pickles.context import Context, Handler
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.records import Call
 from kprofile.inputs.pickles.unpickler import unpickle
 
-MAX_FILE_BYTES = 4 * 2**30
 SKIPPED = ("build_df",)  # kbench writes it; kprofile never reads it
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
@@ -98,7 +98,8 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
 
 
 def read_pickle(path: str | os.PathLike[str]) -> Any:
-    """``decode_pickle`` of the file at ``path``; files over 4 GiB, or that are not
+    """``decode_pickle`` of the file at ``path``, decompressed first if it is gzip,
+    bz2, xz or zstd data (see ``compressed``); files over 4 GiB, or that are not
     regular files, are refused before anything is read."""
     with open(path, "rb") as handle:
         status = os.fstat(handle.fileno())
@@ -109,4 +110,4 @@ def read_pickle(path: str | os.PathLike[str]) -> Any:
         data = handle.read(status.st_size + 1)  # + 1: a file still growing is refused
     if len(data) > status.st_size:
         raise RefusedPickle("refused: the file changed while it was read")
-    return decode_pickle(data)
+    return decode_pickle(decompressed(data))
