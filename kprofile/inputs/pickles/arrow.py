@@ -107,7 +107,9 @@ def _array(ctx: Context, data: Any) -> ArrowColumn:
     if not all(type(v) is int for v in (length, nulls, offset)):
         raise RefusedPickle("refused a pyarrow array whose sizes are not integers")
     if not (0 <= length <= MAX_LENGTH and 0 <= offset <= MAX_LENGTH):
-        raise RefusedPickle(f"refused a pyarrow array of length {length}")
+        raise RefusedPickle(
+            f"refused a pyarrow array of length {length} at offset {offset}"
+        )
     if not -1 <= nulls <= length:
         raise RefusedPickle(f"refused a pyarrow array of {nulls} nulls in {length}")
     if children != [] or dictionary is not None:

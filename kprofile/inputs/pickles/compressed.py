@@ -20,6 +20,17 @@ from typing import BinaryIO, cast
 
 from kprofile.inputs.pickles.errors import RefusedPickle
 
+# zstd: the standard library's (Python 3.14), else the optional zstandard package,
+# imported here so that reading a file never imports anything.
+try:
+    from compression import zstd as stdlib_zstd  # type: ignore[import-not-found]
+except ImportError:
+    stdlib_zstd = None
+try:
+    import zstandard  # type: ignore[import-not-found, unused-ignore]
+except ImportError:
+    zstandard = None  # type: ignore[assignment, unused-ignore]
+
 MAX_FILE_BYTES = 4 * 2**30
 MAX_RATIO = 100
 RATIO_BASE = 64 * 2**20
@@ -30,7 +41,14 @@ MAGIC = {
     b"\xfd7zXZ\x00": "xz",
     b"\x28\xb5\x2f\xfd": "zstd",
 }
-_ERRORS = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
+_ERRORS: tuple[type[Exception], ...] = (
+    OSError,
+    EOFError,
+    ValueError,
+    lzma.LZMAError,
+    zlib.error,
+    *(m.ZstdError for m in (stdlib_zstd, zstandard) if m is not None),
+)
 
 
 def compression_of(data: bytes) -> str | None:
@@ -51,10 +69,6 @@ def decompressed(data: bytes) -> bytes:
     except RefusedPickle:
         raise
     except _ERRORS as exc:
-        raise RefusedPickle(f"not a valid {method} stream ({exc})") from None
-    except Exception as exc:  # zstandard's own error class
-        if type(exc).__name__ != "ZstdError":
-            raise
         raise RefusedPickle(f"not a valid {method} stream ({exc})") from None
 
 
@@ -89,18 +103,12 @@ def _reader(method: str, source: BinaryIO) -> BinaryIO:
 
 
 def _zstd(source: BinaryIO) -> BinaryIO:
-    try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
-    except ImportError:
-        pass
-    else:
-        return cast(BinaryIO, zstd.ZstdFile(source))
-    try:
-        import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional
-    except ImportError:
+    if stdlib_zstd is not None:
+        return cast(BinaryIO, stdlib_zstd.ZstdFile(source))
+    if zstandard is None:
         raise RefusedPickle(
             "refused zstd-compressed data: reading it needs Python 3.14 or the "
             "zstandard package (pip install zstandard)"
-        ) from None
+        )
     decompressor = zstandard.ZstdDecompressor()
     return cast(BinaryIO, decompressor.stream_reader(source, read_across_frames=True))

@@ -22,7 +22,7 @@ import pytest
 
 from kprofile.errors import InvalidInputError
 from kprofile.inputs.load import load_results
-from kprofile.inputs.pickles import RefusedPickle, decode_pickle
+from kprofile.inputs.pickles import decode_pickle
 
 FIXTURES = Path(__file__).parents[3] / "fixtures"
 VERSIONED = sorted((FIXTURES / "pickles").glob("*/*.pkl"))

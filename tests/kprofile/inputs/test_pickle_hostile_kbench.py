@@ -1,0 +1,49 @@
+"""The valid twin of the kbench-shaped hostile cases (tests/hostile_kbench.py) decodes,
+so each case is refused for the one part it forges; the cases themselves run with the
+other hostile pickles, through the worker, in test_pickle_hostile.py."""
+
+from __future__ import annotations
+
+import hostile_kbench
+import hostile_pickles
+import pandas as pd
+import pytest
+
+from kprofile.inputs.pickles import RefusedPickle, decode_pickle
+
+
+def test_the_kbench_twin_decodes_with_every_construct_it_holds() -> None:
+    decoded = decode_pickle(hostile_kbench.VALID_KBENCH)
+    frame = decoded["merged_df"]
+    assert decoded["file"] == "/home/k/bench.mojo"
+    assert list(frame.columns) == ["x", "spec", "met", "n"]  # pyarrow-backed labels
+    assert frame["x"].tolist() == [0, 1, 2]  # slice(0, 6, 3): columns 0 and 3
+    assert frame["n"].tolist() == [3, 4, 5]
+    assert frame["spec"].tolist() == hostile_kbench.SPECS
+    assert frame["spec"].dtype == pd.StringDtype("python")
+    met = frame["met"]
+    assert met.dtype == "Float64" and met.isna().tolist() == [False, True, False]
+    assert met.dropna().tolist() == [0.5, 2.5]
+
+
+def test_every_kbench_case_is_among_the_hostile_cases() -> None:
+    cases = hostile_pickles.cases("MARKER")
+    assert set(hostile_kbench.kbench_cases()) <= set(cases)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("arrow-spec-offsets-past-the-text", "string offsets outside 15 bytes of text"),
+        ("arrow-spec-length-past-the-offsets", "bytes of offsets needed, 32 bytes"),
+        ("arrow-met-null-count-disagrees-with-bitmap", "2 nulls whose bitmap has 1"),
+        ("arrow-spec-type-timestamp", "pyarrow type 'timestamp[ns]': not a flat type"),
+        ("placement-strided-outside", "refused a block placed at 6 of 4 columns"),
+        ("path-of-too-many-parts", "refused a malformed pathlib.PurePosixPath"),
+    ],
+)
+def test_a_forged_construct_is_refused_with_a_line_naming_it(
+    name: str, message: str
+) -> None:
+    with pytest.raises(RefusedPickle, match=message.replace("[", r"\[")):
+        decode_pickle(hostile_kbench.kbench_cases()[name])
