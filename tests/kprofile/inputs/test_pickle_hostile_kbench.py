@@ -4,12 +4,17 @@ other hostile pickles, through the worker, in test_pickle_hostile.py."""
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import hostile_kbench
 import hostile_pickles
 import pandas as pd
 import pytest
 
 from kprofile.inputs.pickles import RefusedPickle, decode_pickle
+
+FIXTURES = Path(__file__).parents[3] / "fixtures"
 
 
 def test_the_kbench_twin_decodes_with_every_construct_it_holds() -> None:
@@ -47,3 +52,47 @@ def test_a_forged_construct_is_refused_with_a_line_naming_it(
 ) -> None:
     with pytest.raises(RefusedPickle, match=message.replace("[", r"\[")):
         decode_pickle(hostile_kbench.kbench_cases()[name])
+
+
+def _mutations(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        at = rng.randrange(len(out))
+        kind = rng.choice(("flip", "set", "delete", "insert"))
+        if kind == "flip":
+            out[at] ^= 1 << rng.randrange(8)
+        elif kind == "set":
+            out[at] = rng.randrange(256)
+        elif kind == "delete":
+            del out[at : at + rng.randrange(1, 9)]
+        else:
+            out[at:at] = rng.randbytes(rng.randrange(1, 9))
+    return bytes(out)
+
+
+SEEDS = {
+    "twin": hostile_kbench.VALID_KBENCH,
+    "real-B": (FIXTURES / "realkbench" / "B" / "out.pkl").read_bytes(),
+    "pandas3-pyarrow": (
+        FIXTURES / "kbench/py3.13-pandas3.1.1-numpy2.4.6-pyarrow26.0.1/sliced.pkl"
+    ).read_bytes(),
+    "pandas2.2-arrow-backend": (
+        FIXTURES
+        / "kbench/py3.12-pandas2.2.3-numpy2.1.3-pyarrow18.1.0"
+        / "arrow_backend.pkl"
+    ).read_bytes(),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(SEEDS))
+def test_mutated_kbench_files_decode_or_are_refused_cleanly(seed: str) -> None:
+    rng = random.Random(seed)
+    outcomes = set()
+    for _ in range(60):
+        try:
+            decoded = decode_pickle(_mutations(SEEDS[seed], rng))
+            outcomes.add("loaded" if isinstance(decoded, dict) else "other")
+        except RefusedPickle as exc:
+            assert "\n" not in str(exc)
+            outcomes.add("refused")
+    assert "refused" in outcomes
