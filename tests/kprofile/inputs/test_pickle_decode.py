@@ -3,7 +3,7 @@
 The oracle is the standard unpickler run on trusted files (fixtures written by pandas
 2.0-3.1 with numpy 1.x/2.x in every protocol, and fresh pickles written in tmp_path),
 with pytz zones (pandas 2) read as the zoneinfo zones of the same name, as the decoder
-does without pytz.
+does without pytz, and kbench's ``file`` (a ``pathlib.Path``) as the text of the path.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import io
 import pickle
 import warnings
 import zoneinfo
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -32,11 +32,14 @@ SHIPPED = sorted(FIXTURES.glob("pandas2/*.pkl")) + sorted(
 
 
 class _Oracle(pickle.Unpickler):
-    """The standard unpickler (trusted files only), pytz zones as zoneinfo zones."""
+    """The standard unpickler (trusted files only), pytz zones as zoneinfo zones and
+    paths as their text, as the decoder reads them."""
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) == ("pytz", "_p"):
             return lambda zone, *rest: zoneinfo.ZoneInfo(zone)
+        if module in ("pathlib", "pathlib._local"):
+            return lambda *parts: str(PurePosixPath(*parts))
         return super().find_class(module, name)
 
 
