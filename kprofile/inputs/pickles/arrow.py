@@ -117,6 +117,9 @@ def _array(ctx: Context, data: Any) -> ArrowColumn:
     if type(buffers) is not list or len(buffers) != len(_empty(name)):
         raise RefusedPickle(f"refused a pyarrow {name} array of unknown buffers")
     raw = [None if b is None else _buffer(ctx, b) for b in buffers]
+    if length == 0:  # pyarrow may write no buffers at all
+        empty = np.empty(0, dtype=object if name in TEXT else NUMBERS.get(name, bool))
+        return ArrowColumn(name, empty, None)
     valid = _validity(ctx, raw[0], offset, length, nulls)
     if name == "bool":
         values = _bits(ctx, raw[1], offset, length, "data")
@@ -186,8 +189,6 @@ def _texts(
     valid: np.ndarray[Any, Any] | None,
 ) -> np.ndarray[Any, Any]:
     """The strings between consecutive offsets, None where missing."""
-    if length == 0:
-        return np.empty(0, dtype=object)
     data = raw[2] if raw[2] is not None else b""
     _fits(raw[1], (offset + length + 1) * width.itemsize, "offsets")
     bounds = np.frombuffer(

@@ -96,3 +96,30 @@ def test_mutated_kbench_files_decode_or_are_refused_cleanly(seed: str) -> None:
             assert "\n" not in str(exc)
             outcomes.add("refused")
     assert "refused" in outcomes
+
+
+def _with_spec(spec: object) -> bytes:
+    return hostile_kbench.kbench_result(
+        hostile_kbench.kbench_frame(spec=hostile_kbench.string_array(spec))
+    )
+
+
+def test_a_chunked_pyarrow_array_decodes_as_its_chunks_end_to_end() -> None:
+    chunks = [hostile_kbench.strings(["k/BM=1"]), hostile_kbench.strings(["", "k/é"])]
+    empty = hostile_kbench.arrow("large_string", 0, [None, None, None])
+    alias = hostile_kbench.Red(
+        hostile_kbench.Glob("pyarrow.lib", "type_for_alias"), ("large_string",)
+    )
+    chunked = hostile_kbench.Red(
+        hostile_kbench.Glob("pyarrow.lib", "chunked_array"), ([*chunks, empty], alias)
+    )
+    frame = decode_pickle(_with_spec(chunked))["merged_df"]
+    assert frame["spec"].tolist() == ["k/BM=1", "", "k/é"]
+
+
+def test_nulls_in_pyarrow_strings_are_missing_values() -> None:
+    texts = hostile_kbench.text_buffers(["a", "", "c"])
+    spec = hostile_kbench.arrow("large_string", 3, [b"\x05", *texts[1:]], nulls=1)
+    column = decode_pickle(_with_spec(spec))["merged_df"]["spec"]
+    assert column.isna().tolist() == [False, True, False]
+    assert column.dropna().tolist() == ["a", "c"]
