@@ -151,7 +151,7 @@ def test_pyarrow_backed_columns_and_labels_come_back_as_python_strings() -> None
 def test_pandas_3_read_only_arrays_of_a_sliced_frame_load() -> None:
     path = FIXTURES / "kbench/py3.13-pandas3.1.1-numpy2.4.6/sliced_rows.pkl"
     data = path.read_bytes()
-    assert data.count(b"_readonly\x94\x89") >= 2  # pandas 3.1 writes the flag
+    assert b"_readonly\x94\x89" in data  # pandas 3.1 writes the flag (False)
     read_only = data.replace(b"_readonly\x94\x89", b"_readonly\x94\x88")
     for payload in (data, read_only):
         frame = decode_pickle(payload)["merged_df"]
