@@ -10,7 +10,11 @@ subprocess for each view and prints the best wall time of ``--repeat`` runs, the
 time (user + system) of that run, which varies less on a busy machine, and the peak RSS
 of the kprofile process (``resource.getrusage(RUSAGE_CHILDREN)`` measured in a fresh
 wrapper process per run) against the DataFrame's in-memory size
-(``memory_usage(deep=True)``). Output goes to /dev/null, as when piped. ``--source``
+(``memory_usage(deep=True)``). Output goes to /dev/null, as when piped. The first row,
+``pickle.load``, is a plain ``pickle.load`` of the same file in a fresh process (pandas
+imported by the unpickler, as kprofile imports it). The last lines time, in turns, the
+default view, the load alone (in a process that imported pandas first) and the load in
+a fresh process, and give the default view as a multiple of each. ``--source``
 runs the kprofile package found in another checkout instead of the installed command,
 to compare two versions on the same files.
 """
@@ -43,6 +47,11 @@ wall = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code)
 """
+PLAIN_LOAD = "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))"
+LOAD_ONLY = (
+    "import pickle, sys, time; import pandas; start = time.perf_counter(); "
+    "pickle.load(open(sys.argv[1], 'rb')); print(time.perf_counter() - start)"
+)
 SOURCE = (
     "import sys; sys.path.insert(0, {!r}); "
     "from kprofile.cli import main; sys.exit(main())"
@@ -153,6 +162,14 @@ def bench_rows(kprofile: list[str], rows: int, tmp: Path, repeat: int) -> None:
         f"{'view':<16}{'wall (s)':>10}{'cpu (s)':>9}{'peak RSS (MiB)':>16}"
         f"{'RSS / table':>13}"
     )
+    plain, plain_cpu, plain_peak = measure(
+        [sys.executable, "-c", PLAIN_LOAD, str(path)], repeat
+    )
+    label = "pickle.load"
+    print(
+        f"{label:<16}{plain:>10.2f}{plain_cpu:>9.2f}{plain_peak:>16.0f}"
+        f"{plain_peak / size:>13.2f}"
+    )
     for label, extra in VIEWS.items():
         if rows > 200_000 and label not in ("default", "--top 0.05"):
             continue
@@ -160,6 +177,28 @@ def bench_rows(kprofile: list[str], rows: int, tmp: Path, repeat: int) -> None:
         wall, cpu, peak = measure(command, repeat)
         ratio = peak / size
         print(f"{label:<16}{wall:>10.2f}{cpu:>9.2f}{peak:>16.0f}{ratio:>13.2f}")
+    side_by_side(kprofile, path, repeat)
+
+
+def side_by_side(kprofile: list[str], path: Path, repeat: int) -> None:
+    """The default view against a plain ``pickle.load`` of the same file, run in
+    turns so that both see the same load on the machine: best of ``repeat`` each."""
+    loads, views, fresh = [], [], []
+    for _ in range(repeat):
+        alone = [sys.executable, "-c", LOAD_ONLY, str(path)]
+        out = subprocess.run(alone, capture_output=True, text=True, check=True)
+        loads.append(float(out.stdout))
+        fresh.append(measure([sys.executable, "-c", PLAIN_LOAD, str(path)], 1)[0])
+        views.append(measure([*kprofile, str(path)], 1)[0])
+    load, view = min(loads), min(views)
+    print(
+        f"side by side: default view {view:.2f} s, pickle.load alone {load:.2f} s "
+        f"(pandas imported first), in a fresh process {min(fresh):.2f} s"
+    )
+    print(
+        f"default view / plain pickle.load: {view / load:.1f}x the load alone, "
+        f"{view / min(fresh):.1f}x a fresh process (target: within 20x)"
+    )
 
 
 if __name__ == "__main__":

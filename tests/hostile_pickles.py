@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hostile_kbench import kbench_cases
 from hostile_limits import VALID_TZ, bounded_cases, limit_cases
 from pickle_asm import (
     INTS,
@@ -223,6 +224,7 @@ def cases(marker: str | Path) -> dict[str, bytes]:
         | _placements()
         | _categoricals()
         | limit_cases()
+        | kbench_cases()
     )
 
 

@@ -37,6 +37,8 @@ KINDS = {
     ".yaml": "yaml",
     ".yml": "yaml",
 }
+# What DataFrame.to_pickle writes (and kprofile decompresses, bounded).
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +62,9 @@ class Results:
 
 
 def kind_of(path: str) -> str:
+    suffixes = [s.lower() for s in Path(path).suffixes[-2:]]
+    if len(suffixes) == 2 and suffixes[1] in COMPRESSED and KINDS.get(suffixes[0]):
+        return "pkl" if KINDS[suffixes[0]] == "pkl" else ""
     return KINDS.get(Path(path).suffix.lower(), "")
 
 

@@ -10,16 +10,25 @@ Three steps, each in its own modules:
    streams whose objects would take over 16x the file size + 64 MiB.
 2. ``unpickler`` (with ``names`` and ``records``): the C unpickler over the bytes in
    memory, its ``find_class`` returning this package's stand-ins for the globals a
-   pandas 2.x/3.x DataFrame pickle names (numpy 1.x/2.x paths alike). A stand-in
-   called or instantiated only records a ``Call``; BUILD records its state once;
-   nothing can be assigned on a stand-in or a record. Other globals are refused.
-3. ``decode`` (with ``values``, ``scalars``, ``timezones``, ``dtypes``, ``arrays``,
-   ``objects``, ``typed``, ``extension``, ``index``, ``frame``): a walk of the
-   recorded tree with a depth limit and a budget of elements and bytes (8x the file
-   size + 64 MiB), rebuilding only what a result holds with public constructors:
-   dtypes from a closed set, arrays whose shape matches their bytes exactly, object
-   cells of plain values, frames whose block placements cover each column once,
-   zones from IANA names the system lists.
+   result pickle names: pandas 1.5-3.x DataFrames, numpy 1.x/2.x arrays, pyarrow's
+   array, type and buffer functions, and pathlib paths (module paths of every version
+   alike). A stand-in called or instantiated only records a ``Call``; BUILD records
+   its state once; nothing can be assigned on a stand-in or a record. Other globals
+   are refused.
+3. ``decode``: a walk of the recorded tree with a depth limit and a budget of
+   elements and bytes (8x the file size + 64 MiB), rebuilding only what a result holds
+   with public constructors, in layers that import only downwards: ``fields`` (bytes,
+   small integers, offsets), ``timezones``, ``scalars``, ``values``, ``paths`` (text),
+   ``dtypes`` (a closed set), ``objects`` and ``arrays`` (shapes that match their
+   bytes exactly, object cells of plain values and short tuples), ``arrow`` (pyarrow
+   arrays rebuilt with numpy from buffers whose every length, offset and bitmap is
+   checked first), ``typed`` and ``extension`` (string, datetime, masked and
+   pyarrow-backed columns), ``index`` (including MultiIndex), ``categorical``
+   (categories are an index), ``frame`` (block placements, strided ones included, that
+   cover each column once). Zones come from IANA names the system lists.
+
+``read_pickle`` first decompresses gzip, bz2, xz or zstd data (``compressed``), at most
+100x its size and 4 GiB.
 
 Every refusal is a ``RefusedPickle`` whose message says why.
 """

@@ -15,9 +15,9 @@ import numpy as np
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.fields import raw_bytes
 from kprofile.inputs.pickles.objects import object_array
 from kprofile.inputs.pickles.records import Call, is_global
-from kprofile.inputs.pickles.scalars import raw_bytes
 
 ARRAY_TARGETS = ("numpy._reconstruct", "numpy._frombuffer")
 

@@ -8,13 +8,21 @@ from collections.abc import Collection, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from kprofile.inputs.pickles import arrays, frame, scalars, timezones, values
+from kprofile.inputs.pickles import (
+    arrays,
+    fields,
+    frame,
+    paths,
+    scalars,
+    timezones,
+    values,
+)
+from kprofile.inputs.pickles.compressed import MAX_FILE_BYTES, decompressed
 from kprofile.inputs.pickles.context import Context, Handler
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.records import Call
 from kprofile.inputs.pickles.unpickler import unpickle
 
-MAX_FILE_BYTES = 4 * 2**30
 SKIPPED = ("build_df",)  # kbench writes it; kprofile never reads it
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
@@ -29,10 +37,12 @@ HANDLERS: Mapping[str, Handler] = MappingProxyType(
         "pandas._unpickle_timestamp": scalars.timestamp_of,
         "pandas._timedelta_unpickle": scalars.timedelta_scalar,
         "numpy.scalar": arrays.scalar_value,
-        "_codecs.encode": scalars.codecs_encode,
-        "builtins.bytes": scalars.codecs_encode,
+        "_codecs.encode": fields.codecs_encode,
+        "builtins.bytes": fields.codecs_encode,
         "numpy._reconstruct": arrays.array_value,
         "numpy._frombuffer": arrays.array_value,
+        "pathlib.PurePosixPath": paths.path_text,
+        "pathlib.PureWindowsPath": paths.path_text,
     }
 )
 
@@ -50,6 +60,8 @@ SHARED = frozenset(
         "numpy.scalar",
         "_codecs.encode",
         "builtins.bytes",
+        "pathlib.PurePosixPath",
+        "pathlib.PureWindowsPath",
     }
 )
 
@@ -86,7 +98,8 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
 
 
 def read_pickle(path: str | os.PathLike[str]) -> Any:
-    """``decode_pickle`` of the file at ``path``; files over 4 GiB, or that are not
+    """``decode_pickle`` of the file at ``path``, decompressed first if it is gzip,
+    bz2, xz or zstd data (see ``compressed``); files over 4 GiB, or that are not
     regular files, are refused before anything is read."""
     with open(path, "rb") as handle:
         status = os.fstat(handle.fileno())
@@ -97,4 +110,4 @@ def read_pickle(path: str | os.PathLike[str]) -> Any:
         data = handle.read(status.st_size + 1)  # + 1: a file still growing is refused
     if len(data) > status.st_size:
         raise RefusedPickle("refused: the file changed while it was read")
-    return decode_pickle(data)
+    return decode_pickle(decompressed(data))

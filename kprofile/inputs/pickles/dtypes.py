@@ -16,7 +16,7 @@ import numpy as np
 
 from kprofile.inputs.pickles.context import Context
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
-from kprofile.inputs.pickles.scalars import raw_bytes
+from kprofile.inputs.pickles.fields import raw_bytes
 
 _CODE = re.compile(r"(b1|[iu][1248]|f[248]|[Mm]8|O[48])")
 _UNITS = frozenset({"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns"})

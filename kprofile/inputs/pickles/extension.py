@@ -3,8 +3,12 @@
 ``StringArray``, ``DatetimeArray`` and ``TimedeltaArray`` pickle as an
 ``NDArrayBacked`` record whose state holds a dtype and a numpy array; the masked arrays
 (``Int64``, ``boolean``, ``Float64``...) as a record whose state holds ``_data`` and
-``_mask``. Each becomes a list of one-dimensional columns (two-dimensional backing
-arrays hold one row per column of the block).
+``_mask``; the pyarrow-backed ``ArrowStringArray`` and ``ArrowExtensionArray`` as a
+record whose state holds a pyarrow array (rebuilt by ``arrow``) and a dtype. Each
+becomes a list of one-dimensional columns (two-dimensional backing arrays hold one row
+per column of the block): pyarrow-backed strings as python-storage strings with the
+same missing value, pyarrow numbers and booleans as pandas' masked arrays. Categoricals
+(whose categories are an index) are the next layer up, ``categorical``.
 """
 
 from __future__ import annotations
@@ -15,21 +19,19 @@ import numpy as np
 import pandas as pd
 
 from kprofile.inputs.pickles.arrays import ARRAY_TARGETS, decode_array
+from kprofile.inputs.pickles.arrow import ArrowColumn, arrow_column
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
 from kprofile.inputs.pickles.records import Call, instance_of, is_global
-from kprofile.inputs.pickles.typed import (
-    categorical_dtype,
-    datetime_dtype,
-    string_dtype,
-)
+from kprofile.inputs.pickles.typed import arrow_dtype, datetime_dtype, string_dtype
 
 MASKED = {
     "pandas.IntegerArray": ("iu", pd.arrays.IntegerArray),
     "pandas.FloatingArray": ("f", pd.arrays.FloatingArray),
     "pandas.BooleanArray": ("b", pd.arrays.BooleanArray),
 }
+ARROW = ("pandas.ArrowStringArray", "pandas.ArrowExtensionArray")
 BACKED = {
     "pandas.Categorical": "iu",
     "pandas.StringArray": "O",
@@ -57,14 +59,20 @@ def decode_columns(ctx: Context, value: Any) -> list[Any]:
         if array.ndim != 2:
             raise RefusedPickle("refused a numpy block that is not two-dimensional")
         return rows(array)
-    call = ctx.call(value, "pandas.NDArrayBacked", "copyreg._reconstructor", *MASKED)
+    call = ctx.call(
+        value, "pandas.NDArrayBacked", "copyreg._reconstructor", *MASKED, *ARROW
+    )
     ctx.spend(elements=1)
     if call.target == "pandas.NDArrayBacked":
         return _backed(ctx, call)
-    return _masked(ctx, call)
+    target = instance_of(call)
+    if target in ARROW:
+        return [_arrow(ctx, target, call.state)]
+    return _masked(ctx, target, call)
 
 
-def _backed(ctx: Context, call: Call) -> list[Any]:
+def backed_parts(ctx: Context, call: Call) -> tuple[str, Any, Any]:
+    """An ``NDArrayBacked`` record's kind, dtype record and values record."""
     # __pyx_unpickle_NDArrayBacked(cls, checksum, None) + BUILD (dtype, ndarray[, {}])
     if len(call.args) != 3 or call.kwargs or not isinstance(call.state, tuple):
         raise RefusedPickle("refused a malformed pandas array")
@@ -72,17 +80,24 @@ def _backed(ctx: Context, call: Call) -> list[Any]:
     state = call.state
     if kind is None or len(state) not in (2, 3) or not _plain_attributes(state[2:]):
         raise RefusedPickle(f"refused pandas array {describe(call.args[0])}")
-    dtype_record, values_record = state[0], state[1]
-    if kind == "pandas.StringArray":
-        return _string_columns(ctx, dtype_record, values_record)
-    values = decode_array(ctx, values_record)
+    return kind, state[0], state[1]
+
+
+def backed_values(ctx: Context, kind: str, record: Any) -> np.ndarray[Any, Any]:
+    """The numpy values of an ``NDArrayBacked`` array of ``kind``, checked."""
+    values = decode_array(ctx, record)
     if values.dtype.kind not in BACKED[kind] or values.ndim not in (1, 2):
         raise RefusedPickle(f"refused {kind} over {values.dtype} values")
+    return values
+
+
+def _backed(ctx: Context, call: Call) -> list[Any]:
+    kind, dtype_record, values_record = backed_parts(ctx, call)
+    if kind == "pandas.StringArray":
+        return _string_columns(ctx, dtype_record, values_record)
     if kind == "pandas.Categorical":
-        categories = categorical_dtype(ctx, dtype_record)
-        return [
-            _build(pd.Categorical.from_codes, c, dtype=categories) for c in rows(values)
-        ]
+        raise RefusedPickle("refused a Categorical here: not a column of a block")
+    values = backed_values(ctx, kind, values_record)
     if kind == "pandas.DatetimeArray":
         dtype = datetime_dtype(ctx, dtype_record, values.dtype)
         return [_datetimes(column, dtype) for column in rows(values)]
@@ -92,14 +107,17 @@ def _backed(ctx: Context, call: Call) -> list[Any]:
 
 
 def _plain_attributes(extra: tuple[Any, ...]) -> bool:
-    """pandas 2 adds a dict of attributes: no frequency, and a cache left unread."""
+    """pandas 2 adds a dict of attributes: no frequency, a cache left unread, and
+    (pandas 3, a view of a sliced frame) a read-only flag; the array rebuilt here is a
+    new one, writable."""
     if not extra:
         return True
     (attributes,) = extra
     return (
         isinstance(attributes, dict)
-        and set(attributes) <= {"_freq", "_cache"}
+        and set(attributes) <= {"_freq", "_cache", "_readonly"}
         and attributes.get("_freq") is None
+        and type(attributes.get("_readonly", False)) is bool
     )
 
 
@@ -110,12 +128,66 @@ def _string_columns(ctx: Context, dtype_record: Any, values: Any) -> list[Any]:
     dtype = string_dtype(ctx, dtype_record)
     array = _text_array(decode_array(ctx, values, unchecked=True))
     try:
-        columns = [pd.arrays.StringArray(c, dtype=dtype) for c in rows(array)]  # type: ignore[call-arg]
+        columns = [_string_array(c, dtype) for c in rows(array)]
         ctx.spend(elements=array.size)
         return columns
     except (TypeError, ValueError):
         array = _text_array(decode_array(ctx, values))
         return [_build(pd.array, column, dtype=dtype) for column in rows(array)]
+
+
+def _string_array(values: np.ndarray[Any, Any], dtype: Any) -> Any:
+    """The StringArray class's own check of text (pandas 3): fast, in C."""
+    return pd.arrays.StringArray(values, dtype=dtype)  # type: ignore[call-arg]
+
+
+def _arrow(ctx: Context, target: str, state: Any) -> Any:
+    """``ArrowStringArray`` or ``ArrowExtensionArray``: state ``{'_pa_array'`` (pandas
+    2.0: ``'_data'``) ``, '_dtype'[, '_readonly', '_cache']}``."""
+    if not isinstance(state, dict) or not set(state) <= _ARROW_STATE:
+        raise RefusedPickle(f"refused a malformed {target}")
+    if type(state.get("_readonly", False)) is not bool:
+        raise RefusedPickle(f"refused a malformed {target}")
+    column = arrow_column(ctx, state.get("_pa_array", state.get("_data")))
+    if target == "pandas.ArrowStringArray":
+        if not column.is_text:
+            raise RefusedPickle(f"refused an ArrowStringArray of {column.type}")
+        dtype = string_dtype(ctx, state["_dtype"]) if "_dtype" in state else None
+        return text_column(column, dtype or pd.StringDtype("python"))
+    if arrow_dtype(ctx, state.get("_dtype")) != column.type:
+        raise RefusedPickle("refused an ArrowExtensionArray whose dtype disagrees")
+    if column.is_text:
+        return text_column(column, pd.StringDtype("python"))
+    return _masked_from(column)
+
+
+_ARROW_STATE = frozenset({"_pa_array", "_data", "_dtype", "_readonly", "_cache"})
+_MASKED_BY_KIND = {
+    "b": pd.arrays.BooleanArray,
+    "i": pd.arrays.IntegerArray,
+    "u": pd.arrays.IntegerArray,
+    "f": pd.arrays.FloatingArray,
+}
+
+
+def text_column(column: ArrowColumn, dtype: Any) -> Any:
+    """Strings (None where missing) as a python-storage string array of ``dtype``."""
+    if column.valid is None:
+        try:
+            return _string_array(column.values, dtype)
+        except (TypeError, ValueError):
+            pass  # pandas 2's StringArray takes no dtype
+    return _build(pd.array, column.values, dtype=dtype)
+
+
+def _masked_from(column: ArrowColumn) -> Any:
+    values = column.values
+    missing = (
+        np.zeros(len(values), dtype=bool) if column.valid is None else ~column.valid
+    )
+    if values.dtype.kind == "f":
+        values = np.where(missing, 0.0, values).astype(values.dtype)
+    return _build(_MASKED_BY_KIND[values.dtype.kind], values, missing)
 
 
 def _text_array(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -131,8 +203,7 @@ def _datetimes(column: np.ndarray[Any, Any], dtype: Any) -> Any:
     return index.array
 
 
-def _masked(ctx: Context, call: Call) -> list[Any]:
-    target = instance_of(call)
+def _masked(ctx: Context, target: str, call: Call) -> list[Any]:
     if target not in MASKED or not isinstance(call.state, dict):
         raise RefusedPickle(f"refused pandas array {shown(target)}")
     kinds, factory = MASKED[target]

@@ -13,10 +13,14 @@ from typing import Any
 import pandas as pd
 
 from kprofile.inputs.pickles.arrays import ARRAY_TARGETS, decode_array
+from kprofile.inputs.pickles.categorical import (
+    categorical_columns,
+    decode_axis,
+    is_categorical,
+)
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.extension import MAX_COLUMNS, decode_columns
-from kprofile.inputs.pickles.index import decode_index
 from kprofile.inputs.pickles.records import Call, instance_of
 from kprofile.inputs.pickles.values import decode_value
 
@@ -35,7 +39,7 @@ def decode_frame(ctx: Context, call: Call) -> pd.DataFrame:
         raise RefusedPickle("refused a DataFrame of another type")
     manager = ctx.call(state.get("_mgr"), "pandas.BlockManager")
     blocks, axes = _manager(manager)
-    columns, index = decode_index(ctx, axes[0]), decode_index(ctx, axes[1])
+    columns, index = decode_axis(ctx, axes[0]), decode_axis(ctx, axes[1])
     if len(columns) > MAX_COLUMNS:
         raise RefusedPickle(f"refused a DataFrame of {len(columns)} columns")
     placed: list[Any] = [None] * len(columns)
@@ -68,7 +72,12 @@ def _place(ctx: Context, value: Any, placed: list[Any], rows: int) -> None:
     if len(block.args) != 3 or block.kwargs or block.has_state or block.args[2] != 2:
         raise RefusedPickle("refused a block of an unknown layout")
     positions = _positions(ctx, block.args[1], len(placed))
-    columns = decode_columns(ctx, block.args[0])
+    values = block.args[0]
+    columns = (
+        categorical_columns(ctx, values)
+        if is_categorical(values)
+        else decode_columns(ctx, values)
+    )
     if len(columns) != len(positions):
         raise RefusedPickle(
             f"refused a block of {len(columns)} columns placed at {len(positions)}"
@@ -84,8 +93,9 @@ def _place(ctx: Context, value: Any, placed: list[Any], rows: int) -> None:
 
 
 def _positions(ctx: Context, value: Any, count: int) -> range | list[int]:
-    """A block placement: ``slice(start, stop, step)`` or an integer array, inside
-    ``[0, count)``."""
+    """A block placement: ``slice(start, stop, step)`` (pandas writes strided ones,
+    ``slice(0, 6, 3)`` for columns 0 and 3) or an integer array; every position it
+    names must be inside ``[0, count)``."""
     if isinstance(value, Call) and value.target == "builtins.slice":
         args = value.args
         if not 1 <= len(args) <= 3 or value.kwargs or value.has_state:
@@ -98,11 +108,12 @@ def _positions(ctx: Context, value: Any, count: int) -> range | list[int]:
         bounds = (start, stop, step)
         if not all(type(v) is int for v in bounds) or step < 1 or not 0 <= start:
             raise RefusedPickle("refused a block placement that is not a forward slice")
-        if stop > count:
+        named = range(start, stop, step)
+        if named and named[-1] >= count:
             raise RefusedPickle(
-                f"refused a block placed at {stop - 1} of {count} columns"
+                f"refused a block placed at {named[-1]} of {count} columns"
             )
-        return range(start, stop, step)
+        return named
     if not (isinstance(value, Call) and value.target in ARRAY_TARGETS):
         raise RefusedPickle(f"refused block placement {describe(value)}")
     array = decode_array(ctx, value)

@@ -1,10 +1,13 @@
 """Row and column indexes: ``Index`` over a validated array, ``RangeIndex`` from three
-bounded integers, ``DatetimeIndex`` and ``CategoricalIndex`` over validated arrays."""
+bounded integers, ``DatetimeIndex`` over validated arrays, and ``MultiIndex`` from
+levels (indexes) and codes that fall inside them. A ``CategoricalIndex`` is one layer
+up, in ``categorical``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from kprofile.inputs.pickles.arrays import ARRAY_TARGETS, decode_array
@@ -18,8 +21,9 @@ _KINDS = (
     "pandas.Index",
     "pandas.RangeIndex",
     "pandas.DatetimeIndex",
-    "pandas.CategoricalIndex",
+    "pandas.MultiIndex",
 )
+MAX_LEVELS = 64
 
 
 def decode_index(ctx: Context, value: Any) -> pd.Index:
@@ -32,6 +36,8 @@ def decode_index(ctx: Context, value: Any) -> pd.Index:
     kind = next((k for k in _KINDS if is_global(cls, k)), None)
     if kind is None or not isinstance(state, dict):
         raise RefusedPickle(f"refused index type {describe(cls)}")
+    if kind == "pandas.MultiIndex":
+        return _multi(ctx, state)
     name = decode_value(ctx, state.get("name"))
     if kind == "pandas.RangeIndex":
         return _range(ctx, state, name)
@@ -47,8 +53,6 @@ def decode_index(ctx: Context, value: Any) -> pd.Index:
     (column,) = _one(decode_columns(ctx, data))
     if kind == "pandas.DatetimeIndex":
         return _build(pd.DatetimeIndex, column, name=name)
-    if kind == "pandas.CategoricalIndex":
-        return _build(pd.CategoricalIndex, column, name=name)
     return _build(pd.Index, column, dtype=column.dtype, name=name)
 
 
@@ -56,6 +60,40 @@ def _one(columns: list[Any]) -> list[Any]:
     if len(columns) != 1:
         raise RefusedPickle("refused an index that is not one-dimensional")
     return columns
+
+
+def _multi(ctx: Context, state: dict[Any, Any]) -> pd.MultiIndex:
+    """``{'levels': [Index], 'codes': [array], 'names': [...], 'sortorder': ...}``:
+    pandas checks that every code falls inside its level."""
+    if set(state) - {"levels", "codes", "names", "sortorder"}:
+        raise RefusedPickle("refused a MultiIndex with other attributes")
+    levels, codes = state.get("levels"), state.get("codes")
+    names, order = state.get("names"), state.get("sortorder")
+    if not (type(levels) is list and type(codes) is list and type(names) is list):
+        raise RefusedPickle("refused a malformed MultiIndex")
+    if not 1 <= len(levels) <= MAX_LEVELS or {len(codes), len(names)} != {len(levels)}:
+        raise RefusedPickle(f"refused a MultiIndex of {len(levels)} levels")
+    if order is not None and type(order) is not int:
+        raise RefusedPickle("refused a MultiIndex whose sort order is not an integer")
+    with ctx.nested():
+        built = [decode_index(ctx, level) for level in levels]
+        positions = [_codes(ctx, c) for c in codes]
+        labels = [decode_value(ctx, name) for name in names]
+    return _build(  # type: ignore[return-value]
+        pd.MultiIndex,
+        levels=built,
+        codes=positions,
+        names=labels,
+        sortorder=order,
+        verify_integrity=True,
+    )
+
+
+def _codes(ctx: Context, value: Any) -> np.ndarray[Any, Any]:
+    codes = decode_array(ctx, value)
+    if codes.ndim != 1 or codes.dtype.kind != "i":
+        raise RefusedPickle("refused MultiIndex codes that are not integers")
+    return codes
 
 
 def _range(ctx: Context, state: dict[Any, Any], name: Any) -> pd.RangeIndex:

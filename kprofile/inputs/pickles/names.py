@@ -1,4 +1,5 @@
-"""The globals a DataFrame pickle names, as written by pandas 2.x/3.x and numpy 1.x/2.x.
+"""The globals a result pickle names, as written by pandas 1.5-3.x, numpy 1.x/2.x,
+pyarrow (the arrays of pyarrow-backed columns) and pathlib (kbench's ``file``).
 
 Each target is one stand-in (see ``records``), whatever module path a version wrote it
 under. Nothing here is imported: the names are only compared.
@@ -14,12 +15,22 @@ from kprofile.inputs.pickles.records import GETATTR, Global, stand_in
 _NUMPY = ("numpy.core.multiarray", "numpy._core.multiarray")
 _BUILTINS = ("builtins", "__builtin__")
 _PANDAS_ARRAYS = ("pandas.arrays",)
+_PATHLIB = ("pathlib", "pathlib._local")
 # target -> the (module, name) pairs that pickles use for it.
 ALIASES: dict[str, tuple[tuple[str, str], ...]] = {
     GETATTR: tuple((m, "getattr") for m in _BUILTINS),
     "builtins.slice": tuple((m, "slice") for m in _BUILTINS),
     "builtins.object": tuple((m, "object") for m in _BUILTINS),
     "builtins.bytes": tuple((m, "bytes") for m in _BUILTINS),
+    "builtins.bytearray": tuple((m, "bytearray") for m in _BUILTINS),
+    # kbench's ``file``: pathlib.Path as Python 3.11-3.12 and 3.13 (pathlib._local)
+    # write it, of either flavour; each becomes the text of the path.
+    "pathlib.PurePosixPath": tuple(
+        (m, n) for m in _PATHLIB for n in ("PosixPath", "PurePosixPath")
+    ),
+    "pathlib.PureWindowsPath": tuple(
+        (m, n) for m in _PATHLIB for n in ("WindowsPath", "PureWindowsPath")
+    ),
     "copyreg._reconstructor": (
         ("copyreg", "_reconstructor"),
         ("copy_reg", "_reconstructor"),
@@ -46,7 +57,19 @@ ALIASES: dict[str, tuple[tuple[str, str], ...]] = {
     "pandas.BlockManager": (("pandas.core.internals.managers", "BlockManager"),),
     "pandas._unpickle_block": (("pandas._libs.internals", "_unpickle_block"),),
     "pandas._new_Index": (("pandas.core.indexes.base", "_new_Index"),),
-    "pandas.Index": (("pandas", "Index"), ("pandas.core.indexes.base", "Index")),
+    "pandas.Index": (
+        ("pandas", "Index"),
+        ("pandas.core.indexes.base", "Index"),
+        # pandas 1.5's numeric indexes: an Index over a numpy array
+        *(
+            ("pandas.core.indexes.numeric", f"{kind}Index")
+            for kind in ("Int64", "UInt64", "Float64", "Numeric")
+        ),
+    ),
+    "pandas.MultiIndex": (
+        ("pandas", "MultiIndex"),
+        ("pandas.core.indexes.multi", "MultiIndex"),
+    ),
     "pandas.RangeIndex": (
         ("pandas", "RangeIndex"),
         ("pandas.core.indexes.range", "RangeIndex"),
@@ -103,7 +126,29 @@ ALIASES: dict[str, tuple[tuple[str, str], ...]] = {
     "pandas.StringArray": (
         *((m, "StringArray") for m in _PANDAS_ARRAYS),
         ("pandas.core.arrays.string_", "StringArray"),
+        ("pandas.core.arrays.string_", "StringArrayNumpySemantics"),
     ),
+    # pyarrow-backed arrays: the pyarrow array in their state is rebuilt from its
+    # buffers (see ``arrow``); pyarrow itself is never imported.
+    "pandas.ArrowStringArray": (
+        *((m, "ArrowStringArray") for m in _PANDAS_ARRAYS),
+        ("pandas.core.arrays.string_arrow", "ArrowStringArray"),
+        ("pandas.core.arrays.string_arrow", "ArrowStringArrayNumpySemantics"),
+    ),
+    "pandas.ArrowExtensionArray": (
+        *((m, "ArrowExtensionArray") for m in _PANDAS_ARRAYS),
+        ("pandas.core.arrays.arrow.array", "ArrowExtensionArray"),
+        ("pandas.core.arrays.arrow", "ArrowExtensionArray"),
+    ),
+    "pandas.ArrowDtype": (
+        ("pandas", "ArrowDtype"),
+        ("pandas.core.dtypes.dtypes", "ArrowDtype"),
+        ("pandas.core.arrays.arrow.dtype", "ArrowDtype"),
+    ),
+    "pyarrow._restore_array": (("pyarrow.lib", "_restore_array"),),
+    "pyarrow.chunked_array": (("pyarrow.lib", "chunked_array"),),
+    "pyarrow.type_for_alias": (("pyarrow.lib", "type_for_alias"),),
+    "pyarrow.py_buffer": (("pyarrow.lib", "py_buffer"),),
     "pandas.BooleanArray": (
         *((m, "BooleanArray") for m in _PANDAS_ARRAYS),
         ("pandas.core.arrays.boolean", "BooleanArray"),
@@ -162,13 +207,8 @@ def resolve(module: str, name: str) -> type[Global]:
     """The stand-in for ``module.name``, or a refusal naming it."""
     found = _BY_NAME.get((module, name))
     if found is None:
-        hint = (
-            " (pyarrow-backed columns need pyarrow; write with plain dtypes)"
-            if module.startswith("pyarrow") or name.startswith("Arrow")
-            else ""
-        )
         raise RefusedPickle(
             f"refused to load global {shown(module)[1:-1]}.{shown(name)[1:-1]}: "
-            f"not part of a pandas DataFrame pickle{hint}"
+            "not part of a pandas DataFrame pickle"
         )
     return found

@@ -1,8 +1,9 @@
 """Object arrays: a list of checked Python values, never pointers read from bytes.
 
-Elements may be text, bounded integers, floats, booleans, None, and the records of
-pandas' NA/NaT and timestamps. A column of a million strings is checked in bulk (the
-set of element types, then the text in chunks) so it costs little next to reading it.
+Elements may be text, bounded integers, floats, booleans, None, the records of
+pandas' NA/NaT and timestamps, and tuples of at most 64 of these. A column of a million
+strings is checked in bulk (the set of element types, then the text in chunks) so it
+costs little next to reading it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CELL_TARGETS = frozenset(
     }
 )
 _CHUNK = 4096
+MAX_TUPLE = 64
 
 
 def object_array(
@@ -80,13 +82,18 @@ def checked_objects(ctx: Context, items: list[Any]) -> list[Any]:
 
 
 def _element(ctx: Context, value: Any) -> Any:
-    """One cell: a plain value, NA/NaT, or a timestamp, date, time or numpy scalar."""
+    """One cell: a plain value, NA/NaT, a timestamp, date, time or numpy scalar, or a
+    short tuple of cells (a shape)."""
     if type(value) in _PLAIN:
         return decode_value(ctx, value)
     if isinstance(value, type):
         return missing_value(value)
     if isinstance(value, Call) and value.target in CELL_TARGETS:
         return ctx.handle(value)
+    if type(value) is tuple and len(value) <= MAX_TUPLE:
+        ctx.spend(elements=len(value))
+        with ctx.nested():
+            return tuple([_element(ctx, item) for item in value])
     raise RefusedPickle(f"refused {describe(value)} in an object column")
 
 

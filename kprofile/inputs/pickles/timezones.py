@@ -17,6 +17,7 @@ from typing import Any
 
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
+from kprofile.inputs.pickles.fields import timedelta_of
 from kprofile.inputs.pickles.records import Call
 
 _IANA = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]{0,30}(/[A-Za-z0-9_+\-]{1,30}){0,2}")
@@ -74,8 +75,6 @@ def _pytz_utc(ctx: Context, call: Call) -> datetime.tzinfo:
 
 def fixed_offset(ctx: Context, call: Call) -> datetime.tzinfo:
     # datetime.timezone(offset) or datetime.timezone(offset, name)
-    from kprofile.inputs.pickles.scalars import timedelta_of
-
     args = call.args
     if not 1 <= len(args) <= 2 or call.kwargs or call.has_state:
         raise RefusedPickle("refused a malformed datetime.timezone")

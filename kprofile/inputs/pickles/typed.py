@@ -1,4 +1,10 @@
-"""pandas dtypes of extension columns: ``StringDtype`` and ``DatetimeTZDtype``."""
+"""pandas dtypes of extension columns: ``StringDtype``, ``ArrowDtype`` and
+``DatetimeTZDtype``.
+
+Strings keep their missing-value semantics (``NA``, or NaN for pandas 3's ``str`` and
+the ``pyarrow_numpy`` storage of pandas 2.1-2.2) and are rebuilt with python storage
+whatever storage was written, so reading needs no pyarrow.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +13,46 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kprofile.inputs.pickles.arrow import arrow_type
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
 from kprofile.inputs.pickles.records import Call, instance_of, is_global
 from kprofile.inputs.pickles.timezones import decode_tz
 
-_PYARROW = " (pyarrow-backed columns need pyarrow; write with plain dtypes)"
+_STORAGES = frozenset({"python", "pyarrow", "pyarrow_numpy"})
 _TZ_UNITS = frozenset({"s", "ms", "us", "ns"})
 
 
 def string_dtype(ctx: Context, value: Any) -> Any:
     """``StringDtype(storage[, na_value])`` (pandas 2.0: an instance with a state
-    ``{'storage': ...}``): python storage, NA or NaN for missing values."""
+    ``{'storage': ...}``) as a python-storage dtype with the same missing value."""
     call = ctx.call(value, "pandas.StringDtype", "copyreg._reconstructor")
     fields = _string_fields(call)
     storage, missing = fields[0], fields[1] if len(fields) == 2 else None
-    if storage != "python":
-        hint = _PYARROW if isinstance(storage, str) and "pyarrow" in storage else ""
-        raise RefusedPickle(f"refused StringDtype storage {shown(storage)}{hint}")
+    if storage not in _STORAGES:
+        raise RefusedPickle(f"refused StringDtype storage {shown(storage)}")
+    if storage == "pyarrow_numpy" and missing is None:
+        missing = np.nan
     if missing is None or is_global(missing, "pandas.NA"):
         return pd.StringDtype("python")
     if isinstance(missing, float) and np.isnan(missing):
         return pd.StringDtype("python", na_value=np.nan)  # pandas 3's "str"
     raise RefusedPickle(f"refused StringDtype missing value {describe(missing)}")
+
+
+def arrow_dtype(ctx: Context, value: Any) -> str:
+    """``ArrowDtype`` (an instance whose state holds the pyarrow type): the name of
+    the type, one of ``arrow.TYPES``."""
+    call = ctx.call(value, "pandas.ArrowDtype", "copyreg._reconstructor")
+    state = call.state
+    if instance_of(call) != "pandas.ArrowDtype" or not isinstance(state, dict):
+        raise RefusedPickle("refused a malformed ArrowDtype")
+    if not set(state) <= {"pyarrow_dtype", "storage", "_storage", "_cache"}:
+        raise RefusedPickle("refused an ArrowDtype with other attributes")
+    if state.get("storage", state.get("_storage", "pyarrow")) != "pyarrow":
+        raise RefusedPickle("refused an ArrowDtype of another storage")
+    return arrow_type(ctx, state.get("pyarrow_dtype"))
 
 
 def _string_fields(call: Call) -> tuple[Any, ...]:
@@ -41,7 +63,7 @@ def _string_fields(call: Call) -> tuple[Any, ...]:
     state = call.state
     if instance_of(call) != "pandas.StringDtype" or not isinstance(state, dict):
         raise RefusedPickle("refused a malformed StringDtype")
-    if not set(state) <= {"storage", "_na_value"} or "storage" not in state:
+    if not set(state) <= {"storage", "_na_value", "_cache"} or "storage" not in state:
         raise RefusedPickle("refused a malformed StringDtype")
     return (state["storage"], state.get("_na_value"))
 
@@ -66,29 +88,3 @@ def datetime_dtype(ctx: Context, value: Any, values: np.dtype[Any]) -> Any:
         return pd.DatetimeTZDtype(unit=unit, tz=tz)
     except (ValueError, TypeError) as exc:
         raise RefusedPickle(f"refused DatetimeTZDtype ({exc})") from None
-
-
-MAX_CATEGORIES = 10_000  # pandas hashes them; bounds collision work
-
-
-def categorical_dtype(ctx: Context, value: Any) -> pd.CategoricalDtype:
-    """``CategoricalDtype`` from its state: a checked Index of at most
-    ``MAX_CATEGORIES`` unique values, and ``ordered``."""
-    from kprofile.inputs.pickles.index import decode_index
-
-    call = ctx.call(value, "pandas.CategoricalDtype", "copyreg._reconstructor")
-    state = call.state
-    if instance_of(call) != "pandas.CategoricalDtype" or not isinstance(state, dict):
-        raise RefusedPickle("refused a malformed CategoricalDtype")
-    if not set(state) <= {"categories", "ordered", "_ordered", "categories_dtype"}:
-        raise RefusedPickle("refused a CategoricalDtype with other attributes")
-    ordered = state.get("ordered", state.get("_ordered", False))
-    if type(ordered) is not bool:
-        raise RefusedPickle("refused a CategoricalDtype whose ordered is not a bool")
-    categories = decode_index(ctx, state.get("categories"))
-    if len(categories) > MAX_CATEGORIES:
-        raise RefusedPickle(f"refused a Categorical of {len(categories)} categories")
-    try:
-        return pd.CategoricalDtype(categories, ordered=ordered)
-    except (ValueError, TypeError) as exc:
-        raise RefusedPickle(f"refused CategoricalDtype ({exc})") from None

@@ -3,7 +3,7 @@
 The oracle is the standard unpickler run on trusted files (fixtures written by pandas
 2.0-3.1 with numpy 1.x/2.x in every protocol, and fresh pickles written in tmp_path),
 with pytz zones (pandas 2) read as the zoneinfo zones of the same name, as the decoder
-does without pytz.
+does without pytz, and kbench's ``file`` (a ``pathlib.Path``) as the text of the path.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import io
 import pickle
 import warnings
 import zoneinfo
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ import pytest
 
 from kprofile.errors import InvalidInputError
 from kprofile.inputs.load import load_results
-from kprofile.inputs.pickles import RefusedPickle, decode_pickle
+from kprofile.inputs.pickles import decode_pickle
 
 FIXTURES = Path(__file__).parents[3] / "fixtures"
 VERSIONED = sorted((FIXTURES / "pickles").glob("*/*.pkl"))
@@ -32,11 +32,14 @@ SHIPPED = sorted(FIXTURES.glob("pandas2/*.pkl")) + sorted(
 
 
 class _Oracle(pickle.Unpickler):
-    """The standard unpickler (trusted files only), pytz zones as zoneinfo zones."""
+    """The standard unpickler (trusted files only), pytz zones as zoneinfo zones and
+    paths as their text, as the decoder reads them."""
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) == ("pytz", "_p"):
             return lambda zone, *rest: zoneinfo.ZoneInfo(zone)
+        if module in ("pathlib", "pathlib._local"):
+            return lambda *parts: str(PurePosixPath(*parts))
         return super().find_class(module, name)
 
 
@@ -219,12 +222,13 @@ def test_loader_reads_a_pandas2_tz_fixture_through_load_results() -> None:
     assert str(results.frame["paris"].dt.tz) == "Europe/Paris"
 
 
-def test_pyarrow_strings_are_refused_with_a_hint() -> None:
-    data = pickle.dumps(pd.DataFrame({"a": ["x"]}))
+def test_a_pyarrow_storage_label_decodes_as_python_storage_strings() -> None:
+    data = pickle.dumps(pd.DataFrame({"a": ["x", None]}))
     tampered = data.replace(b"\x8c\x06python", b"\x8c\x07pyarrow", 1)
     assert tampered != data
-    with pytest.raises(RefusedPickle, match=r"pyarrow-backed columns need pyarrow"):
-        decode_pickle(tampered)
+    column = decode_pickle(tampered)["a"]
+    assert column.dtype.storage == "python"
+    assert column.tolist()[0] == "x" and pd.isna(column.tolist()[1])
 
 
 def test_a_bare_frame_is_returned_as_a_frame() -> None:
