@@ -56,6 +56,7 @@ class Results:
     git_revision: str | None = None
     datetime: str | None = None
     warnings: tuple[str, ...] = ()
+    row_key: str = MESH_IDX  # the column naming each row (core.columns.row_id)
 
 
 def kind_of(path: str) -> str:
