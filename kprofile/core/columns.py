@@ -16,7 +16,24 @@ import pandas as pd
 
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
-from kprofile.inputs.load import Results
+from kprofile.inputs.load import MESH_IDX, Results
+
+
+def row_id(results: Results, position: int) -> tuple[str, Any]:
+    """What the row at ``position`` is called, and its name: ``("mesh_idx", 129)``
+    for kbench's mesh index; ``("row", "out.csv:17")`` for a CSV row, which has no
+    mesh_idx, by the line it starts on; ``("row", 17)`` for a pickled frame without a
+    mesh_idx, by its position there. Never a row number passed off as a mesh_idx."""
+    value = plain(results.frame[results.row_key].iloc[position])
+    if results.kind == "csv":
+        return "row", f"{results.path}:{value}"
+    return ("mesh_idx" if results.row_key == MESH_IDX else "row"), value
+
+
+def row_label(results: Results, position: int) -> str:
+    """``mesh_idx 129``, ``out.csv:17`` or ``row 17`` (see ``row_id``)."""
+    what, value = row_id(results, position)
+    return str(value) if results.kind == "csv" else f"{what} {value}"
 
 
 def _is_constant(column: pd.Series) -> bool:

@@ -116,9 +116,11 @@ VIEWS = {
     "--head": "head",
     "--tail": "tail",
     "--top": "top",
+    "--top-fraction": "top_fraction",
     "--within": "within",
 }
-SELECTING = ("--head", "--tail", "--top", "--within")
+SELECTING = ("--head", "--tail", "--top", "--top-fraction", "--within")
+COMMON = ("--top", "--top-fraction", "--within")  # each chooses one common config
 
 
 def _given(options: Options, attribute: str) -> bool:
@@ -176,7 +178,8 @@ def _check_sinks(options: Options, mode: Mode, selecting: list[str]) -> None:
     if options.output and options.write_selection:
         if not selecting:
             raise usage_error(
-                "--write-selection needs --head, --tail, --top or --within"
+                "--write-selection needs --head, --tail, --top, --top-fraction or "
+                "--within"
             )
         if len(selecting) > 1:
             raise usage_error(
@@ -204,7 +207,7 @@ def _check_update(options: Options, mode: Mode, selecting: list[str]) -> None:
 def _one_config(sink: str, selecting: list[str]) -> None:
     """Without --write-selection a sink takes one config per file: the best entry,
     or the common config of --top or --within."""
-    configs = [v for v in selecting if v in ("--top", "--within")]
+    configs = [v for v in selecting if v in COMMON]
     if len(configs) > 1:
         raise usage_error(
             f"{sink}: {configs[0]} and {configs[1]} choose different configs; "

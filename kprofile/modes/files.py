@@ -2,8 +2,9 @@
 
 For every file, or every group of rows with the same ``-p`` values, it reports the
 summary and the views asked for (``--ratio``, ``--head``, ``--tail``, ``--top``,
-``--within``), and selects what the sinks write: one config per group (the best entry,
-or the common config of ``--top``/``--within``) for ``-o`` and ``--update``, or with
+``--top-fraction``, ``--within``), and selects what the sinks write: one config per
+group (the best entry, or the common config of ``--top``, ``--top-fraction`` or
+``--within``) for ``-o`` and ``--update``, or with
 ``-o --write-selection`` the rows the view selected.
 """
 
@@ -78,10 +79,14 @@ def _common(
     options: Options, outcome: Outcome, metric: Metric, part: Results, group: str
 ) -> CommonConfig | None:
     common = None
-    for kind, amount in (("top", options.top), ("within", options.within)):
+    for kind, amount in (
+        ("top", options.top),
+        ("top-fraction", options.top_fraction),
+        ("within", options.within),
+    ):
         if amount is None:
             continue
-        common = common_config(part, metric, **{kind: amount})
+        common = common_config(part, metric, kind=kind, amount=amount)
         outcome.sections += common_view(
             common, metric, kind=kind, amount=amount, group=group,
             verbose=options.verbose,
@@ -93,7 +98,8 @@ def chosen_config(
     results: Results, metric: Metric, common: CommonConfig | None
 ) -> dict[str, Any] | None:
     """The one config a file (or ``-p`` group) stands for: the common config of
-    ``--top``/``--within`` if given, else the best entry; missing values left out.
+    ``--top``/``--top-fraction``/``--within`` if given, else the best entry; missing
+    values left out.
     None when no run succeeded."""
     if common is not None:
         config = common.config if len(common.subset) else None
@@ -126,7 +132,8 @@ def _measured_note(where: str, common: CommonConfig) -> str:
 def _selection(
     options: Options, metric: Metric, part: Results, common: CommonConfig | None
 ) -> np.ndarray:
-    """Row positions of what --head, --tail, --top or --within selected."""
+    """Row positions of what --head, --tail, --top, --top-fraction or --within
+    selected."""
     if common is not None:
         return np.sort(common.subset)
     order = rank_order(metric_values(part.frame, metric), metric)
