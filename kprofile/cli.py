@@ -201,6 +201,11 @@ def command(options: Options) -> int:
             print(warning, file=sys.stderr)
     try:
         run(options, mode, outcome)
+    except MemoryError:  # inputs within every limit can still exceed this machine
+        raise usage_error(
+            "not enough memory for this analysis of the inputs; narrow them "
+            "(--query, fewer files)"
+        ) from None
     except NoUsableInput as exc:
         count = len(exc.skipped)
         files = "file" if count == 1 else "files"

@@ -16,6 +16,7 @@ import pandas as pd
 
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
+from kprofile.inputs.limits import MAX_SHAPES
 from kprofile.inputs.load import MESH_IDX, Results
 
 
@@ -84,6 +85,13 @@ def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
         names = ", ".join(map(repr, missing))
         raise KprofileError(results.path, f"no column {names} to group by (-p)")
     codes = group_codes(results.frame, pivots)
+    groups = int(codes.max()) + 1 if len(codes) else 0
+    if groups > MAX_SHAPES:
+        raise KprofileError(
+            results.path,
+            f"{groups:,} groups of -p {', '.join(pivots)}, over the limit of "
+            f"{MAX_SHAPES:,}",
+        )
     order = np.argsort(codes, kind="stable")  # codes number groups by first row
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     parts = []

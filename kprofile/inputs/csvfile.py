@@ -120,10 +120,12 @@ class _LineScan:
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """Numbers and comma counts of the non-blank lines (the last may lack a
         line break)."""
+        numbers = [*self.numbers, np.zeros(0, dtype=np.int64)]
+        commas = [*self.commas, np.zeros(0, dtype=np.int64)]
         if self.carry[2] > 0:
-            self.numbers.append(np.array([self.line]))
-            self.commas.append(self.carry[1:2].copy())
-        return np.concatenate(self.numbers), np.concatenate(self.commas)
+            numbers.append(np.array([self.line]))
+            commas.append(self.carry[1:2].copy())
+        return np.concatenate(numbers), np.concatenate(commas)
 
 
 def _line_ends(data: np.ndarray, *, last: bool) -> np.ndarray:
@@ -287,6 +289,8 @@ def _read_csv(source: str, path: str, skip: np.ndarray) -> pd.DataFrame:
         return pd.read_csv(source, skiprows=skip.tolist() if len(skip) else None)
     except pd.errors.EmptyDataError:
         raise KprofileError(path, "empty file") from None
+    except SystemError:  # pandas' C parser, when an allocation fails
+        raise MemoryError from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise KprofileError(
             path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"

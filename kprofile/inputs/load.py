@@ -25,7 +25,7 @@ from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
-from kprofile.inputs.spec import expand_specs
+from kprofile.inputs.spec import SpecLimit, expand_specs
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
 from tuning_codegen.errors import InputError
@@ -119,6 +119,11 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         ) from None
     except OSError as exc:
         raise invalid(f"cannot read: {exc.strerror or exc}") from None
+    except MemoryError:  # a file within every limit can still exceed this machine
+        raise invalid(
+            "not enough memory to load it (the table it makes is too large for "
+            "this machine)"
+        ) from None
 
 
 def _load_pickle(path: str) -> Results:
@@ -234,7 +239,10 @@ def _results(
     params: tuple[str, ...] = ()
     name = _text(meta.get("name"))
     if SPEC in frame.columns:
-        decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+        try:
+            decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+        except SpecLimit as exc:
+            raise KprofileError(path, str(exc)) from None
         renamed = {
             p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
         }

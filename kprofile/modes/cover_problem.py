@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.cover_solver import CoverProblem, CoverSolution, solve_cover
-from kprofile.core.measure import within_tol
+from kprofile.core.measure import check_matrix, within_tol
 from kprofile.core.metric import Metric
 
 
@@ -61,6 +61,7 @@ def solve_shared(
     row = covering["shape"].map({s: i for i, s in enumerate(shapes)})
     position = {c: j for j, c in enumerate(configs)}
     col = covering["config"].map(position)
+    check_matrix(len(shapes) * len(configs), "--cover")
     ratios = np.full((len(shapes), len(configs)), np.inf)
     ratios[row.to_numpy(dtype="int64"), col.to_numpy(dtype="int64")] = covering[
         "ratio"
