@@ -291,6 +291,10 @@ def _read_csv(source: str, path: str, skip: np.ndarray) -> pd.DataFrame:
         raise KprofileError(path, "empty file") from None
     except SystemError:  # pandas' C parser, when an allocation fails
         raise MemoryError from None
+    except RuntimeError as exc:  # pandas' parallel reader, out of memory for a thread
+        if "can't start new thread" in str(exc):
+            raise MemoryError from None
+        raise
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise KprofileError(
             path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"

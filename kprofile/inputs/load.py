@@ -33,6 +33,9 @@ from tuning_codegen.errors import InputError
 MESH_IDX = "mesh_idx"
 LINE = "line"  # a CSV row's row key: the line it starts on in the file
 ROW = "row"  # the row key of a pickled frame without mesh_idx: the row's position
+OUT_OF_MEMORY = (
+    "not enough memory to load it (the table it makes is too large for this machine)"
+)
 KINDS = {
     ".pkl": "pkl",
     ".pickle": "pkl",
@@ -120,10 +123,11 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
     except OSError as exc:
         raise invalid(f"cannot read: {exc.strerror or exc}") from None
     except MemoryError:  # a file within every limit can still exceed this machine
-        raise invalid(
-            "not enough memory to load it (the table it makes is too large for "
-            "this machine)"
-        ) from None
+        raise invalid(OUT_OF_MEMORY) from None
+    except SystemError as exc:  # how C code reports a failed allocation it left unset
+        if "without exception set" not in str(exc):
+            raise
+        raise invalid(OUT_OF_MEMORY) from None
 
 
 def _load_pickle(path: str) -> Results:
