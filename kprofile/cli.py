@@ -37,12 +37,13 @@ Examples:
   kprofile run.pkl                  summary: entries, best, worst/best, shape
   kprofile run.pkl -r               every entry with its ratio to the best
   kprofile run.pkl --head 10        best 10 (--tail 10: worst 10)
-  kprofile run.pkl -t 0.05 -v       best 5%: common config, -v lists them
+  kprofile run.pkl -t 0.05 -v       within 5% of max of the best: common
+                                    config, -v lists the entries
   kprofile run.pkl --within 0.02    ... of the entries within 2% of the best
   kprofile run.pkl -m arith         metric by prefix: Arithmetic (GFLOPS/s)
   kprofile a.pkl b.pkl -o best      best entry of each file into best.yaml
   kprofile run/*.pkl -t 0.05 -o common
-                                    common config of each file's best 5%
+                                    each file's common config into common.yaml
   kprofile -d base.pkl new.pkl      new best vs baseline best per shape, CSVs
   kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024'
   kprofile -c run/*.pkl             Kendall correlations and correlation.png
@@ -71,8 +72,9 @@ def _option(*decls: str, **attrs: Any) -> Callable[[Callable[..., Any]], Any]:
 # The parameters, in --help order. Each name is a field of Options.
 PARAMETERS = (
     click.argument("files", nargs=-1, type=click.Path(), metavar="FILES..."),
-    _option("-m", "--metric", default=DEFAULT_METRIC, show_default=True,
-            help="Metric column: a name or a case-insensitive prefix of one."),
+    _option("-m", "--metric",
+            help="Metric column: a name or a case-insensitive prefix of one.  "
+            f"[default: {DEFAULT_METRIC}, else the only 'met (UNIT)' column]"),
     _option("--higher-is-better/--lower-is-better", "higher_is_better", default=None,
             help="Override the metric's direction (default: from its unit; "
             "per-second units are higher-is-better)."),
@@ -83,12 +85,17 @@ PARAMETERS = (
     _option("--tail", type=Positive("entries"), metavar="N",
             help="Table of the worst N entries that ran."),
     _option("-t", "--top", type=Fraction(band=False), metavar="X",
-            help="Common config of the best X fraction of entries (0.05 or 5%)."),
+            help="Common config of the entries the reference kprofile.py selects: "
+            "metric below min + X*max (0.05 or 5%; higher-is-better: above "
+            "max - X*max)."),
+    _option("--top-fraction", type=Fraction(band=False), metavar="X",
+            help="Common config of the best X fraction of the entries that ran, "
+            "by count (0.05 or 5%)."),
     _option("--within", type=Fraction(band=True), metavar="X",
             help="Common config of the entries within X of the best "
             "(0.02 = ratio <= 1.02)."),
     _option("-v", "--verbose", is_flag=True,
-            help="With --top/--within: also print the subset."),
+            help="With --top/--top-fraction/--within: also print the subset."),
     _option("-d", "--diff", is_flag=True,
             help="First file is the baseline: each later file's best vs the "
             "baseline's, per shape; writes <shape>.csv."),
@@ -140,15 +147,15 @@ PARAMETERS = (
             help="Refuse a spec YAML whose params expand to more than N rows."),
     _option("-o", "--output", metavar="PATH",
             help="Write a manifest (PATH.yaml): per file (or -p group) its best "
-            "entry, or the common config of --top/--within; --cover: one entry "
-            "per shape. Nothing is written without it."),
+            "entry, or the common config of --top/--top-fraction/--within; --cover: "
+            "one entry per shape. Nothing is written without it."),
     _option("--write-selection", is_flag=True,
-            help="With -o: write the rows --head, --tail, --top or --within "
-            "selected, instead of one config per file."),
+            help="With -o: write the rows --head, --tail, --top, --top-fraction or "
+            "--within selected, instead of one config per file."),
     _option("--update", metavar="MANIFEST",
-            help="Put each file's best config (or --top/--within common config) "
-            "into this existing manifest, matched by shape (-p; default: the "
-            "columns constant in every file)."),
+            help="Put each file's best config (or the --top/--top-fraction/--within "
+            "common config) into this existing manifest, matched by shape (-p; "
+            "default: the columns constant in every file)."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
     _option("--out-dir", default=".", show_default=True, metavar="DIR",

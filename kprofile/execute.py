@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from kprofile.errors import PROG
+from kprofile.errors import PROG, usage_error
 from kprofile.options import Options
 from kprofile.outcome import NoUsableInput, Outcome
 from kprofile.render import render
@@ -25,6 +25,11 @@ def execute(options: Options) -> int:
             print(warning, file=sys.stderr)
     try:
         run(options, mode, outcome)
+    except MemoryError:  # inputs within every limit can still exceed this machine
+        raise usage_error(
+            "not enough memory for this analysis of the inputs; narrow them "
+            "(--query, fewer files)"
+        ) from None
     except NoUsableInput as exc:
         count = len(exc.skipped)
         files = "file" if count == 1 else "files"

@@ -16,7 +16,7 @@ import click
 
 from kprofile.errors import usage_error
 
-DEFAULT_METRIC = "met (ms)"
+DEFAULT_METRIC = "met (ms)"  # what Mojo's std.benchmark writes (see core.metric)
 DEFAULT_MAX_ROWS = 10_000_000
 DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.core.cover)
 DEFAULT_COVER_LOSS_TIME_LIMIT = 2.0
@@ -26,12 +26,13 @@ DEFAULT_TOL = 0.03  # --ranges --tol
 @dataclass(frozen=True)
 class Options:
     files: tuple[str, ...]
-    metric: str = DEFAULT_METRIC
+    metric: str | None = None  # None: DEFAULT_METRIC, or the only 'met (<unit>)'
     higher_is_better: bool | None = None
     ratio: bool = False
     head: int | None = None
     tail: int | None = None
     top: float | None = None
+    top_fraction: float | None = None
     within: float | None = None
     verbose: bool = False
     diff: bool = False

@@ -12,12 +12,12 @@ import dataclasses
 import os
 from collections.abc import Sequence
 
-from kprofile.core.metric import resolve_metric
+from kprofile.core.metric import Metric, default_metric, resolve_metric
 from kprofile.core.query import query_rows
-from kprofile.errors import KprofileError, usage_error
+from kprofile.errors import PROG, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.modes import Mode, check_options
-from kprofile.options import Options
+from kprofile.options import DEFAULT_METRIC, Options
 from kprofile.outcome import NoUsableInput, Outcome
 from kprofile.sinks.output import write_output
 from kprofile.sinks.update import apply_update
@@ -48,16 +48,30 @@ def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
                 "spec and manifest YAMLs hold no measurements; use --merge, "
                 "or pass .pkl/.csv results"
             )
-        frames = [r.frame for r in outcome.inputs]
-        outcome.metric = resolve_metric(
-            frames, options.metric, higher=options.higher_is_better
-        )
+        outcome.metric = _metric(options, outcome)
     mode.load()(options, outcome, outcome.metric)
     if options.output:
         write_output(options.output, outcome.entries, outcome)
     if options.update is not None:
         apply_update(options, outcome)
     return outcome
+
+
+def _metric(options: Options, outcome: Outcome) -> Metric:
+    """``-m`` as given (never second-guessed), else the default metric; a metric
+    other than ``met (ms)`` chosen by default is said once on stderr."""
+    frames = [r.frame for r in outcome.inputs]
+    exclude = {r.row_key for r in outcome.inputs}
+    higher = options.higher_is_better
+    if options.metric is not None:
+        return resolve_metric(frames, options.metric, higher=higher, exclude=exclude)
+    metric, instead = default_metric(frames, higher=higher, exclude=exclude)
+    if instead:
+        outcome.note(
+            f"{PROG}: no {DEFAULT_METRIC!r} column; metric {metric.column!r} "
+            f"({metric.direction}); -m chooses another"
+        )
+    return metric
 
 
 def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[Results]:

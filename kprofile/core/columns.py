@@ -16,7 +16,25 @@ import pandas as pd
 
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
-from kprofile.inputs.load import Results
+from kprofile.inputs.limits import MAX_SHAPES
+from kprofile.inputs.load import MESH_IDX, Results
+
+
+def row_id(results: Results, position: int) -> tuple[str, Any]:
+    """What the row at ``position`` is called, and its name: ``("mesh_idx", 129)``
+    for kbench's mesh index; ``("row", "out.csv:17")`` for a CSV row, which has no
+    mesh_idx, by the line it starts on; ``("row", 17)`` for a pickled frame without a
+    mesh_idx, by its position there. Never a row number passed off as a mesh_idx."""
+    value = plain(results.frame[results.row_key].iloc[position])
+    if results.kind == "csv":
+        return "row", f"{results.path}:{value}"
+    return ("mesh_idx" if results.row_key == MESH_IDX else "row"), value
+
+
+def row_label(results: Results, position: int) -> str:
+    """``mesh_idx 129``, ``out.csv:17`` or ``row 17`` (see ``row_id``)."""
+    what, value = row_id(results, position)
+    return str(value) if results.kind == "csv" else f"{what} {value}"
 
 
 def _is_constant(column: pd.Series) -> bool:
@@ -67,6 +85,13 @@ def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
         names = ", ".join(map(repr, missing))
         raise KprofileError(results.path, f"no column {names} to group by (-p)")
     codes = group_codes(results.frame, pivots)
+    groups = int(codes.max()) + 1 if len(codes) else 0
+    if groups > MAX_SHAPES:
+        raise KprofileError(
+            results.path,
+            f"{groups:,} groups of -p {', '.join(pivots)}, over the limit of "
+            f"{MAX_SHAPES:,}",
+        )
     order = np.argsort(codes, kind="stable")  # codes number groups by first row
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     parts = []

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.cover_solver import CoverProblem, CoverSolution, solve_cover
-from kprofile.core.measure import Measured, measure, within_tol
+from kprofile.core.measure import Measured, check_matrix, measure, within_tol
 from kprofile.core.metric import Metric
 from kprofile.errors import usage_error
 from kprofile.options import DEFAULT_COVER_LOSS_TIME_LIMIT, DEFAULT_COVER_TIME_LIMIT
@@ -299,6 +299,7 @@ def solve_shared(
     row = covering["shape"].map({s: i for i, s in enumerate(shapes)})
     position = {c: j for j, c in enumerate(configs)}
     col = covering["config"].map(position)
+    check_matrix(len(shapes) * len(configs), "--cover")
     ratios = np.full((len(shapes), len(configs)), np.inf)
     ratios[row.to_numpy(dtype="int64"), col.to_numpy(dtype="int64")] = covering[
         "ratio"

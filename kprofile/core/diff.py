@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import common_shape_columns, frame_shape_label, split_by
+from kprofile.core.columns import (
+    common_shape_columns,
+    frame_shape_label,
+    row_id,
+    row_label,
+    split_by,
+)
 from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
 from kprofile.core.select import best_row
 from kprofile.core.values import plain
@@ -66,6 +72,8 @@ def diff(
             shapes.setdefault(key, []).append((name, part))
     rows: list[dict[str, Any]] = []
     highlight: list[int] = []
+    mesh = all(r.kind != "csv" and r.row_key == MESH_IDX for r in inputs)
+    best_row_column = "best mesh_idx" if mesh else "best row"
     tables: dict[str, pd.DataFrame] = {}
     for parts in shapes.values():
         shape = frame_shape_label(parts[0][1].frame, keys) or "(all)"
@@ -83,13 +91,19 @@ def diff(
                     "file": name + (" (baseline)" if index == 0 else ""),
                     f"best {metric.column}": best.value,
                     "ratio": ratio,
-                    "best mesh_idx": None
-                    if best.row is None
-                    else plain(best.row[MESH_IDX]),
+                    best_row_column: _best_row(part, best.position, mesh=mesh),
                 }
             )
         tables[shape if keys else ""] = shape_table(parts, metric, keys)
     return DiffResult(pd.DataFrame(rows), tuple(highlight), tuple(keys), tables)
+
+
+def _best_row(results: Results, position: int | None, *, mesh: bool) -> Any:
+    """The best row's mesh_idx when every input has one, else its label
+    (``mesh_idx 12``, ``out.csv:17``): a CSV's line is never shown as a mesh_idx."""
+    if position is None:
+        return None
+    return row_id(results, position)[1] if mesh else row_label(results, position)
 
 
 def shape_table(

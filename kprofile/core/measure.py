@@ -18,6 +18,7 @@ import pandas as pd
 
 from kprofile.core.metric import Metric, ratio_to
 from kprofile.errors import usage_error
+from kprofile.inputs.limits import MAX_MATRIX_CELLS, MAX_SHAPES
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,6 +49,7 @@ def measure(
     column = metric.column
     check_columns(df, shape_cols=shape_cols, param_cols=param_cols, metric=column)
     shape_id = _group_ids(df, shape_cols)
+    check_shapes(int(shape_id.max()) + 1 if len(shape_id) else 0, shape_cols)
     config_id = _group_ids(df, param_cols)
     value = pd.to_numeric(df[column], errors="coerce").astype(float)
     ok = np.isfinite(value.to_numpy()) & (value.to_numpy() > 0)
@@ -74,6 +76,26 @@ def measure(
         shapes=_first_rows(df, shape_cols, shape_id),
         configs=_first_rows(df, param_cols, config_id),
     )
+
+
+def check_shapes(count: int, columns: Sequence[str]) -> None:
+    """Refuse more than MAX_SHAPES shapes (or groups) before anything is made per
+    shape."""
+    if count > MAX_SHAPES:
+        names = ", ".join(columns) or "(none)"
+        raise usage_error(
+            f"{count:,} distinct shapes ({names}), over the limit of {MAX_SHAPES:,}"
+        )
+
+
+def check_matrix(cells: int, what: str) -> None:
+    """Refuse a dense ratio matrix of more than MAX_MATRIX_CELLS cells before it is
+    allocated."""
+    if cells > MAX_MATRIX_CELLS:
+        raise usage_error(
+            f"{what}: {cells:,} (shape, config) ratios to hold, over the limit of "
+            f"{MAX_MATRIX_CELLS:,}"
+        )
 
 
 def check_columns(

@@ -8,19 +8,21 @@ Ratio convention (whole project): the best entry has ratio 1.0, worse entries > 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from kprofile.errors import usage_error
+from kprofile.options import DEFAULT_METRIC
 
 _HIGHER = re.compile(
     r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s",
     re.IGNORECASE,
 )
 _EXCLUDED = ("mesh_idx",)
+_MET_UNIT = re.compile(r"met \([^()]+\)", re.IGNORECASE)  # met (s), met (us), ...
 
 
 @dataclass(frozen=True)
@@ -40,26 +42,31 @@ def higher_is_better(column: str) -> bool:
     return bool(_HIGHER.search(column))
 
 
-def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Columns that can serve as a metric: numeric, not boolean, not the row id."""
+def numeric_columns(frame: pd.DataFrame, exclude: Collection[str] = ()) -> list[str]:
+    """Columns that can serve as a metric: numeric, not boolean, not a row id
+    (``mesh_idx``, or the columns in ``exclude``)."""
     return [
         str(c)
         for c, dtype in frame.dtypes.items()
         if pd.api.types.is_numeric_dtype(dtype)
         and not pd.api.types.is_bool_dtype(dtype)
         and c not in _EXCLUDED
+        and c not in exclude
     ]
 
 
 def resolve_metric(
-    frames: Sequence[pd.DataFrame], query: str, *, higher: bool | None = None
+    frames: Sequence[pd.DataFrame],
+    query: str,
+    *,
+    higher: bool | None = None,
+    exclude: Collection[str] = (),
 ) -> Metric:
     """The column ``query`` names in every frame: exact name, else the only column it is
     a case-insensitive prefix of (an exact case-insensitive match wins over prefixes).
+    ``exclude`` names row-id columns, which are never a metric.
     """
-    common = [
-        str(c) for c in frames[0].columns if all(c in f.columns for f in frames[1:])
-    ]
+    common = _common_columns(frames, exclude)
     column = _match(common, query)
     if column is None:
         available = (
@@ -77,6 +84,45 @@ def resolve_metric(
             f"metric {column!r} is not numeric; numeric columns: {available}",
         )
     return Metric(column, higher_is_better(column) if higher is None else higher)
+
+
+def default_metric(
+    frames: Sequence[pd.DataFrame],
+    *,
+    higher: bool | None = None,
+    exclude: Collection[str] = (),
+) -> tuple[Metric, bool]:
+    """The metric when ``-m`` is not given, and whether it is not ``met (ms)``.
+
+    ``met (ms)`` (Mojo's ``std.benchmark``) when every frame has it; else the only
+    numeric ``met (<unit>)`` column (Modular's Python harness writes ``met (s)``), a
+    time: lower is better unless ``higher`` says otherwise. Several such columns and
+    none of them ``met (ms)``: the user must choose with ``-m``.
+    """
+    common = _common_columns(frames, exclude)
+    if _match(common, DEFAULT_METRIC) is not None:
+        metric = resolve_metric(frames, DEFAULT_METRIC, higher=higher, exclude=exclude)
+        return metric, False
+    timed = [c for c in _numeric_common(frames, common) if _MET_UNIT.fullmatch(c)]
+    if len(timed) > 1:
+        names = ", ".join(repr(c) for c in timed)
+        raise usage_error(
+            f"no {DEFAULT_METRIC!r} column and several metric columns: {names}; "
+            "choose one with -m"
+        )
+    if not timed:  # the usual message: no such column, and the numeric ones
+        return resolve_metric(frames, DEFAULT_METRIC, exclude=exclude), False
+    return Metric(timed[0], False if higher is None else higher), True
+
+
+def _common_columns(
+    frames: Sequence[pd.DataFrame], exclude: Collection[str]
+) -> list[str]:
+    return [
+        str(c)
+        for c in frames[0].columns
+        if c not in exclude and all(c in f.columns for f in frames[1:])
+    ]
 
 
 def _numeric_common(frames: Sequence[pd.DataFrame], common: list[str]) -> list[str]:

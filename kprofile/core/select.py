@@ -1,11 +1,12 @@
-"""Choosing rows: the best one, the top fraction, those within a band of the best, and
-the "common config" of a selection (each tuning parameter's most frequent value).
+"""Choosing rows: the best one, the reference's ``--top`` band, the best fraction by
+count, those within a ratio of the best, and the "common config" of a selection (each
+tuning parameter's most frequent value).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,10 +65,10 @@ class ParamMode:
 
 @dataclass(frozen=True, eq=False)
 class CommonConfig:
-    """``--top``/``--within``: the subset, each tuning parameter's mode, and the config
-    they make. ``measured`` is the position of that config in the file (best run if
-    several), None when it was never benchmarked; its ``ratio`` is NaN if that run
-    failed."""
+    """``--top``/``--top-fraction``/``--within``: the subset, each tuning parameter's
+    mode, and the config they make. ``measured`` is the position of that config in
+    the file (best run if several), None when it was never benchmarked; its ``ratio``
+    is NaN if that run failed."""
 
     results: Results
     subset: np.ndarray  # positions in results.frame, best first
@@ -78,7 +79,29 @@ class CommonConfig:
     ratio: float
 
 
-def select_top(values: np.ndarray, metric: Metric, fraction: float) -> np.ndarray:
+def select_top(values: np.ndarray, metric: Metric, band: float) -> np.ndarray:
+    """``--top X`` as Modular's kprofile.py selects: the rows that ran whose metric is
+    below ``min + X * max``, best first.
+
+    The edge is computed as the reference writes it, ``(X + min / max) * max``, so a
+    row on it is in or out for both tools alike. The best row is always in. For a
+    higher-is-better metric the band is mirrored, above ``max - X * max``: both keep
+    the rows whose distance to the best is under X times the largest value. (The
+    reference applies the lower band there too, which selects the worst rows.)
+    """
+    order = rank_order(values, metric)
+    if not len(order):
+        return order
+    ran = values[order]
+    low, high = float(ran.min()), float(ran.max())
+    if metric.higher_is_better:
+        return order[ran > high - band * high]
+    return order[ran < (band + low / high) * high]
+
+
+def select_top_fraction(
+    values: np.ndarray, metric: Metric, fraction: float
+) -> np.ndarray:
     """The best ``floor(fraction x rows that ran)`` rows (at least one), best first."""
     order = rank_order(values, metric)
     count = max(1, math.floor(fraction * len(order) + 1e-9)) if len(order) else 0
@@ -94,28 +117,27 @@ def select_within(values: np.ndarray, metric: Metric, band: float) -> np.ndarray
     return order[ratios <= 1.0 + band + 1e-12]
 
 
-def common_config(
-    results: Results,
-    metric: Metric,
-    *,
-    top: float | None = None,
-    within: float | None = None,
-) -> CommonConfig:
-    """The "common config" of the best entries: ``top`` fraction or ``within`` a band of
-    the best.
+SELECTIONS: dict[str, Callable[[np.ndarray, Metric, float], np.ndarray]] = {
+    "top": select_top,
+    "top-fraction": select_top_fraction,
+    "within": select_within,
+}
 
-    For each tuning parameter the most frequent value in the subset wins; on a tie, the
-    value that appears first in rank order (the better entry's). Whether that
-    combination was measured is looked up over the whole file.
+
+def common_config(
+    results: Results, metric: Metric, *, kind: str, amount: float
+) -> CommonConfig:
+    """The "common config" of the best entries: the rows ``SELECTIONS[kind]`` selects
+    with ``amount`` (``--top``'s band, ``--top-fraction``, ``--within``).
+
+    For each tuning parameter the most frequent value among the subset's rows that
+    set it wins (missing only when none does); on a tie, the value that appears first
+    in rank order (the better entry's), as pandas' ``value_counts().idxmax()`` over
+    the reference's ranked subset. Whether that combination was measured is looked
+    up over the whole file.
     """
-    if (top is None) == (within is None):
-        raise ValueError("give exactly one of top= or within=")
     values = metric_values(results.frame, metric)
-    subset = (
-        select_top(values, metric, top)
-        if top is not None
-        else select_within(values, metric, within or 0.0)
-    )
+    subset = SELECTIONS[kind](values, metric, amount)
     tuning = tuning_columns(results)
     modes = tuple(_mode(results.frame[p], subset, p) for p in tuning)
     config = {p: plain(results.frame[p].iloc[0]) for p in shape_columns(results)}
@@ -131,9 +153,12 @@ def common_config(
 def _mode(column: pd.Series, subset: np.ndarray, name: str) -> ParamMode:
     if not len(subset):
         return ParamMode(name, None, 0, math.nan)
-    codes, uniques = pd.factorize(column.iloc[subset], use_na_sentinel=False)
-    counts = np.bincount(codes)
-    winner = int(np.argmax(counts))
+    codes, uniques = pd.factorize(column.iloc[subset])  # missing: -1
+    present = codes[codes >= 0]
+    if not len(present):  # no row of the subset sets it
+        return ParamMode(name, None, len(subset), 1.0)
+    counts = np.bincount(present, minlength=len(uniques))
+    winner = int(np.argmax(counts))  # the first of the most frequent
     return ParamMode(
         name,
         plain(uniques[winner]),

@@ -24,6 +24,7 @@ import pandas as pd
 from kprofile.core.columns import group_codes
 from kprofile.core.measure import (
     check_columns,
+    check_matrix,
     measure,
     within_tol,
 )
@@ -156,9 +157,12 @@ def _groups(
     bounds = np.flatnonzero(np.diff(group[order])) + 1
     config = table["config"].to_numpy()
     out = []
+    cells = 0
     for rows in np.split(order, bounds):
         points, point_index = np.unique(point[rows], return_inverse=True)
         configs, config_index = np.unique(config[rows], return_inverse=True)
+        cells += len(points) * len(configs)
+        check_matrix(cells, "--ranges")
         matrix = np.full((len(points), len(configs)), np.inf)
         matrix[point_index, config_index] = ratio[rows]
         first = shapes.loc[int(shape[rows[0]])]

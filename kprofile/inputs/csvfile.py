@@ -1,13 +1,18 @@
-"""Reading kbench CSVs, leaving out (with a warning) rows that cannot be ranked.
+"""Reading kbench CSVs: bounded first, every row named by its line, rows that cannot
+be ranked left out with a warning.
 
-pandas fills the missing fields of a short row (a file cut off mid-row) with NaN,
-which cannot be told apart from empty fields afterwards, so ``scan`` counts the
-fields of each row in the file itself. Most files take the fast path: without
-quotes, a file holding exactly ``fields - 1`` commas per row (header included) has
-no short row, since pandas refuses longer ones. Otherwise the file is read again
-with the ``csv`` module, row by row. Short rows are then skipped by pandas itself
-(``skiprows``), so the other rows keep the types they would have had; rows without a
-spec are dropped after.
+Before pandas reads anything, one pass over the bytes (a block at a time, so a line
+of a gigabyte never sits in memory) refuses binary data and any line longer than
+``MAX_LINE_BYTES``, and notes where each line starts. Without quotes every non-blank
+line is one row, so those lines give each row's field count. A quoted file (kbench
+writes ``QUOTE_NONNUMERIC``) is read once more with the ``csv`` module, fields bounded
+by ``MAX_FIELD_CHARS``, for the same. Then the header's column count and rows x
+columns are checked against their limits, and only then does pandas read the file.
+
+A short row (a file cut off mid-row) is skipped by pandas itself (``skiprows``): it
+would fill the missing fields with NaN and rank the row, and skipping keeps the types
+the other rows would have had. Rows without a spec are dropped after. Every row that
+remains keeps the line it starts on: a CSV has no ``mesh_idx``.
 """
 
 from __future__ import annotations
@@ -23,148 +28,253 @@ import pandas as pd
 
 from kprofile.errors import KprofileError
 from kprofile.inputs.files import open_regular
+from kprofile.inputs.limits import (
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_FIELD_CHARS,
+    MAX_LINE_BYTES,
+)
 
-_BLOCK = 1 << 23
+_BLOCK = 1 << 20
 SPEC = "spec"
 MAX_WARNINGS = 10
+_LF, _CR, _COMMA, _QUOTE, _SPACE, _TAB = b'\n\r," \t'  # pandas skips " \t" lines
 
 
-@dataclass(frozen=True)
-class Row:
-    """A data row that is not like the others (``index`` counts data rows from 0)."""
+@dataclass(frozen=True, eq=False)
+class CsvTable:
+    """A CSV's usable rows, the line each starts on (1-based), and the warnings."""
 
-    index: int
-    record: int  # the row's position for pandas' ``skiprows`` (header = 0)
-    line: int  # the line it starts on (1-based)
-    fields: int
-
-
-@dataclass(frozen=True)
-class Scan:
-    short: list[Row]  # rows with another number of fields than the header
-    lines: np.ndarray | None  # the line of every data row (None: not counted)
+    frame: pd.DataFrame
+    lines: np.ndarray
+    warnings: tuple[str, ...]
 
 
-def scan(
-    handle: BinaryIO, path: str, fields: int, rows: int, *, lines: bool = False
-) -> Scan:
-    """The data rows of the file that do not have ``fields`` fields (and, with
-    ``lines``, where every row starts); ``rows`` is how many data rows pandas read
-    from it, a check that both saw the same rows."""
-    if not lines and _uniform(handle, fields, rows):
-        return Scan([], None)
-    handle.seek(0)
-    return _by_record(handle, path, fields, rows)
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """The data rows as the file holds them, before pandas reads it."""
+
+    fields: int  # the header's
+    header_line: int
+    lines: np.ndarray  # where each data row starts
+    counts: np.ndarray  # how many fields it has
+    records: np.ndarray  # its number for pandas' ``skiprows`` (the header is 0)
 
 
-def _uniform(handle: BinaryIO, fields: int, rows: int) -> bool:
-    """True if, without reading row by row, every row is known to have ``fields``.
+class _LineScan:
+    """Lines of a byte stream, fed a block at a time: the longest is refused as soon
+    as it is too long, and each non-blank line keeps its number and comma count."""
 
-    Without quotes every comma separates two fields of one row. pandas refuses rows
-    with more fields than the header, so if the header and the ``rows`` rows hold
-    ``fields - 1`` commas each on average, each holds exactly that many. (Blank
-    lines hold no comma and are no row; the line endings do not matter.)
-    """
-    commas = 0
-    while block := handle.read(_BLOCK):
-        if b'"' in block:
-            return False
-        commas += block.count(b",")
-    return commas == (fields - 1) * (rows + 1)
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.line = 1  # the number of the line in progress
+        self.offset = 0
+        self.quoted = False
+        self.carry = np.zeros(3, dtype=np.int64)  # its bytes, commas, non-blank bytes
+        self.numbers: list[np.ndarray] = []
+        self.commas: list[np.ndarray] = []
+
+    def feed(self, block: bytes, *, last: bool) -> None:
+        nul = block.find(b"\x00")
+        if nul >= 0:
+            raise KprofileError(
+                self.path,
+                f"not a CSV text file (a NUL byte at offset {self.offset + nul:,})",
+            )
+        self.offset += len(block)
+        self.quoted = self.quoted or b'"' in block
+        data = np.frombuffer(block, dtype=np.uint8)
+        ends = _line_ends(data, last=last)
+        sums = np.zeros((3, len(data) + 1), dtype=np.int64)
+        sums[0, 1:] = np.arange(1, len(data) + 1)
+        np.cumsum(data == _COMMA, out=sums[1, 1:])
+        np.cumsum((data != _SPACE) & (data != _TAB) & (data != _LF) & (data != _CR),
+                  out=sums[2, 1:])  # fmt: skip
+        stops = np.flatnonzero(ends) + 1  # one past each line break
+        starts = np.concatenate([[0], stops])
+        done = sums[:, stops] - sums[:, starts[:-1]]
+        if len(stops):
+            done[:, 0] += self.carry
+            self.carry = sums[:, -1] - sums[:, stops[-1]]
+        else:
+            self.carry = self.carry + sums[:, -1]
+        self._check_length(done[0])
+        numbers = self.line + np.arange(len(stops))
+        filled = done[2] > 0
+        self.numbers.append(numbers[filled])
+        self.commas.append(done[1][filled])
+        self.line += len(stops)
+
+    def _check_length(self, lengths: np.ndarray) -> None:
+        long = np.flatnonzero(lengths > MAX_LINE_BYTES)
+        line = self.line + int(long[0]) if len(long) else None
+        if line is None and self.carry[0] > MAX_LINE_BYTES:
+            line = self.line + len(lengths)
+        if line is not None:
+            raise KprofileError(
+                self.path,
+                f"line longer than {MAX_LINE_BYTES:,} bytes (the limit of a CSV line)",
+                line=line,
+            )
+
+    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+        """Numbers and comma counts of the non-blank lines (the last may lack a
+        line break)."""
+        numbers = [*self.numbers, np.zeros(0, dtype=np.int64)]
+        commas = [*self.commas, np.zeros(0, dtype=np.int64)]
+        if self.carry[2] > 0:
+            numbers.append(np.array([self.line]))
+            commas.append(self.carry[1:2].copy())
+        return np.concatenate(numbers), np.concatenate(commas)
 
 
-def _by_record(handle: BinaryIO, path: str, fields: int, rows: int) -> Scan:
+def _line_ends(data: np.ndarray, *, last: bool) -> np.ndarray:
+    """Where lines end: each LF, and each CR not followed by an LF. Only the last
+    block may end with a CR (``_scan_lines`` keeps a CR with the byte after it)."""
+    lf, cr = data == _LF, data == _CR
+    ends = lf.copy()
+    ends[:-1] |= cr[:-1] & ~lf[1:]
+    if len(data) and last:
+        ends[-1] |= cr[-1]
+    return ends
+
+
+def _scan_lines(handle: BinaryIO, path: str) -> _LineScan:
+    scan = _LineScan(path)
+    block = handle.read(_BLOCK)
+    while block:
+        while block.endswith(b"\r"):  # keep a CR with the LF that may follow it
+            extra = handle.read(1)
+            if not extra:
+                break
+            block += extra
+            if extra != b"\r":
+                break
+        following = handle.read(_BLOCK)
+        scan.feed(block, last=not following)
+        block = following
+    return scan
+
+
+def _unquoted(path: str, numbers: np.ndarray, commas: np.ndarray) -> Layout:
+    """Without quotes every comma separates two fields of one row."""
+    if not len(numbers):
+        raise KprofileError(path, "empty file")
+    return Layout(
+        int(commas[0]) + 1,
+        int(numbers[0]),
+        numbers[1:],
+        commas[1:] + 1,
+        numbers[1:] - 1,
+    )
+
+
+def _quoted(handle: BinaryIO, path: str) -> Layout:
+    """Rows and their fields as the ``csv`` module reads them, fields bounded."""
     text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
-    short: list[Row] = []
-    starts: list[int] = []
+    lines: list[int] = []
+    counts: list[int] = []
+    records: list[int] = []
+    header: tuple[int, int] | None = None
     limit = csv.field_size_limit()
-    csv.field_size_limit(1 << 30)
+    csv.field_size_limit(MAX_FIELD_CHARS)
+    reader = csv.reader(text)
+    line = 1
     try:
-        reader = csv.reader(text)
-        line, header = 1, True
         for record, row in enumerate(reader):
             start, line = line, reader.line_num + 1
-            if not row or (len(row) == 1 and not row[0].strip()):
+            if not row or (len(row) == 1 and not row[0].strip(" \t")):
                 continue  # pandas skips blank lines
-            if header:
-                header = False
+            if header is None:
+                header = (len(row), start)
                 continue
-            if len(row) != fields:
-                short.append(Row(len(starts), record, start, len(row)))
-            starts.append(start)
-    except (csv.Error, UnicodeDecodeError) as exc:
+            lines.append(start)
+            counts.append(len(row))
+            records.append(record)
+    except csv.Error as exc:
+        raise _csv_error(path, exc, line) from None
+    except UnicodeDecodeError as exc:
         raise KprofileError(path, f"not a readable CSV ({exc})") from None
     finally:
         csv.field_size_limit(limit)
         text.detach()
-    if len(starts) != rows:
-        raise KprofileError(
+    if header is None:
+        raise KprofileError(path, "empty file")
+    return Layout(
+        header[0], header[1], *(np.array(v, np.int64) for v in (lines, counts, records))
+    )
+
+
+def _csv_error(path: str, exc: csv.Error, line: int) -> KprofileError:
+    if "field limit" in str(exc):
+        return KprofileError(
             path,
-            f"not a readable CSV (found {len(starts):,} rows, pandas read {rows:,})",
+            f"field longer than {MAX_FIELD_CHARS:,} characters (the limit of a CSV "
+            "field)",
+            line=line,
         )
-    return Scan(short, np.array(starts, dtype=np.int64))
+    return KprofileError(path, f"not a readable CSV ({exc})", line=line)
 
 
-def read_csv(path: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """A kbench CSV as a frame and its warnings. Short rows (a file cut off) and
-    rows without a spec are left out with a warning each: pandas would fill them
-    with NaN and rank them."""
-    with open_regular(path) as handle:
-        _check_text(handle, path)
-        frame = _read_csv(_same_file(handle, path), path)
-        fields = len(frame.columns)
-        found = _scan(handle, path, fields, len(frame))
-        if found.short:
-            skip, expected = {row.record for row in found.short}, len(frame)
-            frame = _read_csv(_same_file(handle, path), path, skip=skip)
-            if len(frame) != expected - len(skip):
-                raise KprofileError(path, "not a readable CSV (rows do not line up)")
-        frame, unspecified = _without_spec(frame)
-        if len(unspecified) and found.lines is None:
-            found = _scan(
-                handle, path, fields, len(frame) + len(unspecified), lines=True
-            )
-    notes = [
-        f"{path}:{row.line}: warning: row has {row.fields} of {fields} fields "
-        "(truncated?); left out"
-        for row in found.short[:MAX_WARNINGS]
-    ]
-    if len(unspecified):
-        assert found.lines is not None
-        lines = np.delete(found.lines, [row.index for row in found.short])
-        notes += [
-            f"{path}:{line}: warning: row has no spec; left out"
-            for line in lines[unspecified[:MAX_WARNINGS]].tolist()
-        ]
-    left_out = len(found.short) + len(unspecified)
-    if frame.empty and left_out:
-        raise KprofileError(path, "no complete row with a spec (every row left out)")
-    return frame, _capped(path, notes, left_out)
-
-
-def _scan(
-    handle: BinaryIO, path: str, fields: int, rows: int, *, lines: bool = False
-) -> Scan:
+def layout(handle: BinaryIO, path: str) -> Layout:
+    """Every data row's line and field count, read within the limits; the table it
+    would make is checked against the column and cell limits."""
+    scan = _scan_lines(handle, path)
+    numbers, commas = scan.finish()
     handle.seek(0)
-    found = scan(handle, path, fields, rows, lines=lines)
-    longer = [row for row in found.short if row.fields > fields]
-    if longer:
+    found = _quoted(handle, path) if scan.quoted else _unquoted(path, numbers, commas)
+    if found.fields > MAX_COLUMNS:
         raise KprofileError(
             path,
-            f"row has {longer[0].fields} fields, the header {fields}",
-            line=longer[0].line,
+            f"{found.fields:,} columns, over the limit of {MAX_COLUMNS:,}",
+            line=found.header_line,
+        )
+    if len(found.lines) * found.fields > MAX_CELLS:
+        raise KprofileError(
+            path,
+            f"{len(found.lines):,} rows of {found.fields:,} columns, over the limit "
+            f"of {MAX_CELLS:,} values",
+        )
+    longer = np.flatnonzero(found.counts > found.fields)
+    if len(longer):
+        first = int(longer[0])
+        raise KprofileError(
+            path,
+            f"row has {int(found.counts[first])} fields, the header {found.fields}",
+            line=int(found.lines[first]),
         )
     return found
 
 
-def _check_text(handle: BinaryIO, path: str) -> None:
-    """Refuse binary data (a sparse or binary file) before pandas reads it all."""
-    start = handle.read(_BLOCK)
-    handle.seek(0)
-    if b"\x00" in start:
-        raise KprofileError(
-            path, f"not a CSV text file (a NUL byte at offset {start.index(0):,})"
+def read_csv(path: str) -> CsvTable:
+    """A kbench CSV as a frame, the line of each of its rows, and its warnings. Short
+    rows (a file cut off) and rows without a spec are left out with a warning each:
+    pandas would fill them with NaN and rank them."""
+    with open_regular(path) as handle:
+        found = layout(handle, path)
+        short = found.counts < found.fields
+        frame = _read_csv(_same_file(handle, path), path, found.records[short])
+    if len(frame) != int((~short).sum()):
+        raise KprofileError(path, "not a readable CSV (rows do not line up)")
+    lines = found.lines[~short]
+    frame, unspecified = _without_spec(frame)
+    notes = [
+        f"{path}:{line}: warning: row has {count} of {found.fields} fields "
+        "(truncated?); left out"
+        for line, count in zip(
+            found.lines[short][:MAX_WARNINGS].tolist(),
+            found.counts[short][:MAX_WARNINGS].tolist(),
         )
+    ]
+    notes += [
+        f"{path}:{line}: warning: row has no spec; left out"
+        for line in lines[unspecified[:MAX_WARNINGS]].tolist()
+    ]
+    left_out = int(short.sum()) + len(unspecified)
+    if frame.empty and left_out:
+        raise KprofileError(path, "no complete row with a spec (every row left out)")
+    kept = np.delete(lines, unspecified)
+    return CsvTable(frame, kept, _capped(path, notes, left_out))
 
 
 def _same_file(handle: BinaryIO, path: str) -> str:
@@ -174,11 +284,17 @@ def _same_file(handle: BinaryIO, path: str) -> str:
     return name if os.path.exists(name) else path
 
 
-def _read_csv(source: str, path: str, skip: set[int] | None = None) -> pd.DataFrame:
+def _read_csv(source: str, path: str, skip: np.ndarray) -> pd.DataFrame:
     try:
-        return pd.read_csv(source, skiprows=sorted(skip) if skip else None)
+        return pd.read_csv(source, skiprows=skip.tolist() if len(skip) else None)
     except pd.errors.EmptyDataError:
         raise KprofileError(path, "empty file") from None
+    except SystemError:  # pandas' C parser, when an allocation fails
+        raise MemoryError from None
+    except RuntimeError as exc:  # pandas' parallel reader, out of memory for a thread
+        if "can't start new thread" in str(exc):
+            raise MemoryError from None
+        raise
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise KprofileError(
             path, f"not a readable CSV ({str(exc).strip().splitlines()[0]})"

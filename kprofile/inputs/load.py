@@ -1,6 +1,8 @@
 """Reading inputs: kbench pickles and CSVs, spec YAMLs and manifests, into ``Results``.
 
-Every loader returns one typed record whose frame has a ``mesh_idx`` column and one
+Every loader returns one typed record whose frame has a column naming each row
+(``Results.row_key``: kbench's ``mesh_idx``; for a CSV row, which has none, the line
+it starts on; for a pickled frame without one, the row's position in it) and one
 column per parameter (decoded from ``spec`` for results, the params keys for YAML).
 A file that cannot be used raises ``InvalidInputError``; ``load_inputs`` collects
 those so the command can skip the file, report it and carry on.
@@ -23,13 +25,18 @@ from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
-from kprofile.inputs.spec import expand_specs
+from kprofile.inputs.spec import SpecLimit, expand_specs
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import load_manifest
 
 MESH_IDX = "mesh_idx"
+LINE = "line"  # a CSV row's row key: the line it starts on in the file
+ROW = "row"  # the row key of a pickled frame without mesh_idx: the row's position
+OUT_OF_MEMORY = (
+    "not enough memory to load it (the table it makes is too large for this machine)"
+)
 KINDS = {
     ".pkl": "pkl",
     ".pickle": "pkl",
@@ -59,6 +66,7 @@ class Results:
     git_revision: str | None = None
     datetime: str | None = None
     warnings: tuple[str, ...] = ()
+    row_key: str = MESH_IDX  # the column naming each row (core.columns.row_id)
 
 
 def kind_of(path: str) -> str:
@@ -106,10 +114,9 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         if kind == "pkl":
             return _load_pickle(path)
         if kind == "csv":
-            frame, warnings = read_csv(path)
-            return dataclasses.replace(
-                _results(path, "csv", frame, {}), warnings=warnings
-            )
+            table = read_csv(path)
+            results = _results(path, "csv", table.frame, {}, (LINE, table.lines))
+            return dataclasses.replace(results, warnings=table.warnings)
         return _load_yaml(path, max_rows)
     except InvalidInputError:
         raise
@@ -121,6 +128,12 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         ) from None
     except OSError as exc:
         raise invalid(f"cannot read: {exc.strerror or exc}") from None
+    except MemoryError:  # a file within every limit can still exceed this machine
+        raise invalid(OUT_OF_MEMORY) from None
+    except SystemError as exc:  # how C code reports a failed allocation it left unset
+        if "without exception set" not in str(exc):
+            raise
+        raise invalid(OUT_OF_MEMORY) from None
 
 
 def _load_pickle(path: str) -> Results:
@@ -189,7 +202,8 @@ def _load_yaml(path: str, max_rows: int) -> Results:
             "rules)",
         )
     frame = pd.DataFrame(grid.columns, columns=list(grid.names), copy=False)
-    frame.insert(0, MESH_IDX, np.arange(len(frame)))
+    # kbench numbers the points of a spec in this order: their mesh_idx
+    frame, key = _with_row_key(frame, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
     return Results(
         path,
@@ -198,21 +212,44 @@ def _load_yaml(path: str, max_rows: int) -> Results:
         grid.names,
         name=_text(doc.get("name")),
         file=_text(doc.get("file")),
+        row_key=key,
     )
 
 
+def _with_row_key(
+    frame: pd.DataFrame, name: str, values: np.ndarray
+) -> tuple[pd.DataFrame, str]:
+    """``frame`` with ``values`` as its first column, named ``name`` unless the file
+    has a column of that name (then ``name (kprofile)``), and that name."""
+    key = name
+    while key in frame.columns:
+        key = f"{key} (kprofile)"
+    frame = frame.reset_index(drop=True)
+    frame.insert(0, key, values)
+    return frame, key
+
+
 def _results(
-    path: str, kind: str, frame: pd.DataFrame, meta: Mapping[str, Any]
+    path: str,
+    kind: str,
+    frame: pd.DataFrame,
+    meta: Mapping[str, Any],
+    rows: tuple[str, np.ndarray] | None = None,
 ) -> Results:
+    """``rows``: the row key to add and its values (a CSV's lines); None for a
+    pickled frame, whose ``mesh_idx`` names its rows, or its positions without one."""
     if frame.empty:
         raise KprofileError(path, "the results table has no rows")
     frame = frame.reset_index(drop=True)
-    if MESH_IDX not in frame.columns:
-        frame.insert(0, MESH_IDX, np.arange(len(frame)))
+    if rows is None and MESH_IDX not in frame.columns:
+        rows = (ROW, np.arange(len(frame)))
     params: tuple[str, ...] = ()
     name = _text(meta.get("name"))
     if SPEC in frame.columns:
-        decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+        try:
+            decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+        except SpecLimit as exc:
+            raise KprofileError(path, str(exc)) from None
         renamed = {
             p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
         }
@@ -224,6 +261,9 @@ def _results(
         if name is None:
             first = frame[SPEC].iloc[0]
             name = first.split("/", 1)[0] if isinstance(first, str) else None
+    key = MESH_IDX
+    if rows is not None:
+        frame, key = _with_row_key(frame, *rows)
     return Results(
         path,
         kind,
@@ -233,6 +273,7 @@ def _results(
         file=_text(meta.get("file")),
         git_revision=_text(meta.get("git-revision")),
         datetime=_text(meta.get("datetime")),
+        row_key=key,
     )
 
 

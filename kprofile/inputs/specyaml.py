@@ -9,8 +9,9 @@ names its group defines is false for it (a rule on a missing (null) value does n
 decide). A rule naming a parameter no group has is an error.
 
 Bounded before anything is expanded: the number of rows (the sum over groups of the
-product of their value counts) is checked against ``max_rows``, and rows times
-parameters against ``CELLS_PER_ROW * max_rows``. Expansion is columnar (value codes
+product of their value counts) is checked against ``max_rows``, the distinct
+parameter names against ``MAX_PARAMS``, and rows times parameters against
+``CELLS_PER_ROW * max_rows``. Expansion is columnar (value codes
 per group, ``specgroup``), and a rule is evaluated once per combination of the values
 it reads, never once per row (``specrules``).
 """
@@ -28,6 +29,7 @@ import pandas as pd
 from kprofile.errors import KprofileError
 from kprofile.inputs.exprlang.limits import Budget
 from kprofile.inputs.exprlang.parse import shown
+from kprofile.inputs.limits import MAX_PARAMS
 from kprofile.inputs.specgroup import Group, objects, parse_group
 from kprofile.inputs.specrules import Keep, kept_rows, parse_rules
 from kprofile.options import DEFAULT_MAX_ROWS  # --max-rows
@@ -86,6 +88,12 @@ def _check_size(groups: Sequence[Group], path: str, max_rows: int) -> None:
             "(see --max-rows)",
         )
     keys = len({k for g in groups if g.size for k in g.keys})
+    if keys > MAX_PARAMS:
+        raise KprofileError(
+            path,
+            f"params name {keys:,} distinct parameters, over the limit of "
+            f"{MAX_PARAMS:,}",
+        )
     if rows * keys > CELLS_PER_ROW * max_rows:
         raise KprofileError(
             path,

@@ -140,6 +140,13 @@ VIEWS: tuple[View, ...] = (
     View("--tail", "tail", "kprofile.modes.views:tail_view", selects=True),
     View("--top", "top", "kprofile.modes.views:top_view", selects=True, common=True),
     View(
+        "--top-fraction",
+        "top_fraction",
+        "kprofile.modes.views:top_fraction_view",
+        selects=True,
+        common=True,
+    ),
+    View(
         "--within",
         "within",
         "kprofile.modes.views:within_view",

@@ -2,8 +2,9 @@
 
 For every file, or every group of rows with the same ``-p`` values, it reports the
 summary and the views asked for (``--ratio``, ``--head``, ``--tail``, ``--top``,
-``--within``), and selects what the sinks write: one config per group (the best entry,
-or the common config of ``--top``/``--within``) for ``-o`` and ``--update``, or with
+``--top-fraction``, ``--within``), and selects what the sinks write: one config per
+group (the best entry, or the common config of ``--top``, ``--top-fraction`` or
+``--within``) for ``-o`` and ``--update``, or with
 ``-o --write-selection`` the rows the view selected.
 """
 
@@ -77,7 +78,8 @@ def chosen_config(
     results: Results, metric: Metric, common: CommonConfig | None
 ) -> dict[str, Any] | None:
     """The one config a file (or ``-p`` group) stands for: the common config of
-    ``--top``/``--within`` if given, else the best entry; missing values left out.
+    ``--top``/``--top-fraction``/``--within`` if given, else the best entry; missing
+    values left out.
     None when no run succeeded."""
     if common is not None:
         config = common.config if len(common.subset) else None

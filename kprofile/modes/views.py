@@ -15,7 +15,13 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import frame_shape_label, shape_columns, tuning_columns
+from kprofile.core.columns import (
+    frame_shape_label,
+    row_id,
+    row_label,
+    shape_columns,
+    tuning_columns,
+)
 from kprofile.core.metric import (
     Metric,
     best_position,
@@ -26,8 +32,8 @@ from kprofile.core.metric import (
     worst_position,
 )
 from kprofile.core.select import CommonConfig, best_row, common_config
-from kprofile.core.values import plain, value_label
-from kprofile.inputs.load import MESH_IDX, SPEC, Results
+from kprofile.core.values import value_label
+from kprofile.inputs.load import SPEC, Results
 from kprofile.render.section import Section
 
 RATIO = "ratio"
@@ -56,7 +62,8 @@ class Builder(Protocol):
 
 
 def summary_view(results: Results, metric: Metric, *, group: str = "") -> Section:
-    """Entries, best mesh_idx, worst and best metric, worst/best, shape, best config."""
+    """Entries, the best row (its mesh_idx, or a CSV's line), worst and best metric,
+    worst/best, shape, best config."""
     frame = results.frame
     values = metric_values(frame, metric)
     failed = int((~valid_mask(values)).sum())
@@ -74,8 +81,9 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
     worst = worst_position(values, metric)
     assert worst is not None
     best_value = float(values[best.position])
+    what, name = row_id(results, best.position)
     facts += [
-        ("best mesh_idx", plain(frame[MESH_IDX].iloc[best.position])),
+        (f"best {what}", name),
         (f"worst {metric.column}", float(values[worst])),
         (f"best {metric.column}", best_value),
         ("worst/best", float(ratio_to(values[worst], best_value, metric))),
@@ -113,14 +121,15 @@ def entries_table(
     *,
     with_failed: bool = False,
 ) -> pd.DataFrame:
-    """mesh_idx, tuning parameters, metric and ratio for ``positions`` (that order)."""
+    """The row key (mesh_idx, or a CSV's line), tuning parameters, metric and ratio
+    for ``positions`` (that order)."""
     frame = results.frame
     values = metric_values(frame, metric)
     best = best_position(values, metric)
     best_value = math.nan if best is None else float(values[best])
     if with_failed:
         positions = np.concatenate([positions, np.flatnonzero(~valid_mask(values))])
-    columns = [MESH_IDX, *tuning_columns(results)]
+    columns = [results.row_key, *tuning_columns(results)]
     table = frame.iloc[positions][columns].reset_index(drop=True)
     table[metric.column] = values[positions]
     table[RATIO] = ratio_to(values[positions], best_value, metric)
@@ -178,21 +187,38 @@ def tail_view(
 def top_view(
     results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
 ) -> ViewResult:
-    """``--top X``: the common config of the top entries."""
-    common = common_config(results, metric, top=amount)
-    sections = common_view(
-        common, metric, kind="top", amount=amount, group=group, verbose=verbose
+    """``--top X``: the common config of the reference's band (below min + X x max)."""
+    return _common_view(results, metric, "top", amount, group=group, verbose=verbose)
+
+
+def top_fraction_view(
+    results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
+) -> ViewResult:
+    """``--top-fraction X``: the common config of the best X of the ranked entries."""
+    return _common_view(
+        results, metric, "top-fraction", amount, group=group, verbose=verbose
     )
-    return ViewResult(sections, rows=common.subset, common=common)
 
 
 def within_view(
     results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
 ) -> ViewResult:
     """``--within X``: the common config of the entries within X of the best."""
-    common = common_config(results, metric, within=amount)
+    return _common_view(results, metric, "within", amount, group=group, verbose=verbose)
+
+
+def _common_view(
+    results: Results,
+    metric: Metric,
+    kind: str,
+    amount: float,
+    *,
+    group: str,
+    verbose: bool,
+) -> ViewResult:
+    common = common_config(results, metric, kind=kind, amount=amount)
     sections = common_view(
-        common, metric, kind="within", amount=amount, group=group, verbose=verbose
+        common, metric, kind=kind, amount=amount, group=group, verbose=verbose
     )
     return ViewResult(sections, rows=common.subset, common=common)
 
@@ -206,14 +232,10 @@ def common_view(
     group: str = "",
     verbose: bool = False,
 ) -> list[Section]:
-    """``--top``/``--within``: per-parameter mode and share, the common config, measured
-    or not."""
+    """``--top``/``--top-fraction``/``--within``: per-parameter mode and share, the
+    common config, measured or not."""
     results = common.results
-    what = (
-        f"top {amount:g} ({amount * 100:g}% of ranked entries)"
-        if kind == "top"
-        else f"within {amount:g} of the best (ratio <= {1 + amount:g})"
-    )
+    what = _selection_label(kind, amount, metric)
     config = "/".join(f"{k}={value_label(v)}" for k, v in common.config.items())
     facts = (
         ("selection", what),
@@ -244,16 +266,29 @@ def common_view(
     return sections
 
 
+def _selection_label(kind: str, amount: float, metric: Metric) -> str:
+    if kind == "top":
+        band = (
+            f"above max - {amount:g} x max"
+            if metric.higher_is_better
+            else f"below min + {amount:g} x max"
+        )
+        return f"top {amount:g} ({band})"
+    if kind == "top-fraction":
+        return f"top fraction {amount:g} ({amount * 100:g}% of ranked entries)"
+    return f"within {amount:g} of the best (ratio <= {1 + amount:g})"
+
+
 def _measured(common: CommonConfig) -> str:
     """Whether the common config was benchmarked, where, and its ratio."""
     if not len(common.subset):
         return "no run succeeded"
     if common.measured is None:
         return "never benchmarked"
-    mesh = plain(common.results.frame[MESH_IDX].iloc[common.measured])
+    row = row_label(common.results, common.measured)
     if math.isnan(common.ratio):
-        return f"measured (mesh_idx {mesh}), but the run failed"
-    return f"measured: mesh_idx {mesh}, ratio {common.ratio:.3f}"
+        return f"measured ({row}), but the run failed"
+    return f"measured: {row}, ratio {common.ratio:.3f}"
 
 
 def _title(results: Results, group: str, what: str = "") -> str:

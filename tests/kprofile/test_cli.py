@@ -45,12 +45,33 @@ def test_default_view_and_nothing_written(
     assert files_in(demo) == before
 
 
-def test_csv_input_gives_the_same_analysis(
+def test_csv_input_gives_the_same_analysis_rows_named_by_line(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The CSV is the pickle's table without mesh_idx: the same analysis, but a row
+    is named by its line in the CSV (mesh_idx 109 is on line 111, after the header
+    and counting from 1), never by a made-up mesh_idx."""
+    csv = "run1/M256_N20480_K5376.csv"
     _, from_pickle, _ = run(capsys, "run1/M256_N20480_K5376.pkl", "-t", "0.1")
-    _, from_csv, _ = run(capsys, "run1/M256_N20480_K5376.csv", "-t", "0.1")
-    assert from_csv == from_pickle.replace(".pkl", ".csv")
+    _, from_csv, _ = run(capsys, csv, "-t", "0.1")
+    assert "best mesh_idx   109\n" in from_pickle
+    assert "measured: mesh_idx 105, ratio 1.041\n" in from_pickle
+    assert from_csv == (
+        from_pickle.replace(".pkl", ".csv")
+        .replace("best mesh_idx   109\n", f"best row        {csv}:111\n")
+        .replace("measured: mesh_idx 105,", f"measured: {csv}:107,")
+    )
+    assert "mesh_idx" not in from_csv
+    line = Path(csv).read_text().splitlines()[111 - 1]
+    spec = pd.read_pickle("run1/M256_N20480_K5376.pkl")["merged_df"]["spec"][109]
+    assert f",{spec}," in line
+    code, out, _ = run(capsys, csv, "--head", "2")
+    assert code == 0
+    assert (
+        "  line   BM   BN  STAGES  CLUSTER  SWAP_AB  SCHEDULE     met (ms)  ratio\n"
+        "*  111  128  128       4        2  False    ws_pingpong     0.307  1.000\n"
+        "    11   64   64       4        1  False    ws_pingpong     0.308  1.000\n"
+    ) in out
 
 
 def test_head_marks_the_best_and_tail_lists_the_worst(
@@ -92,13 +113,13 @@ def test_ratio_table_lists_every_entry_failed_last(
     assert np.allclose(ratios[:-4], expected.to_numpy())
 
 
-def test_write_selection_writes_the_rows_of_top(
+def test_write_selection_writes_the_rows_of_top_fraction(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(
         capsys,
         "run1/M256_N20480_K5376.pkl",
-        "-t",
+        "--top-fraction",
         "5%",
         "-v",
         "-o",
@@ -106,8 +127,11 @@ def test_write_selection_writes_the_rows_of_top(
         "--write-selection",
     )
     assert code == 0
-    assert "== run1/M256_N20480_K5376.pkl: top 0.05 (5% of ranked entries) ==" in out
-    assert "== run1/M256_N20480_K5376.pkl: top subset ==" in out
+    assert (
+        "== run1/M256_N20480_K5376.pkl: top fraction 0.05 (5% of ranked entries) =="
+        in out
+    )
+    assert "== run1/M256_N20480_K5376.pkl: top-fraction subset ==" in out
     assert err == "wrote top5.yaml (9 entries)\n"  # floor(0.05 x 188 that ran)
     raw = pd.read_pickle("run1/M256_N20480_K5376.pkl")["merged_df"]
     ran = raw[raw["met (ms)"] > 0].sort_values("met (ms)", kind="stable")
@@ -138,11 +162,11 @@ def _most_frequent(column: pd.Series) -> str:
 
 
 @pytest.mark.parametrize("fraction", ["0.05", "0.2"])
-def test_top_writes_each_files_common_config_as_pandas_computes_it(
+def test_top_fraction_writes_each_files_common_config_as_pandas_computes_it(
     demo: Path, capsys: pytest.CaptureFixture[str], fraction: str
 ) -> None:
     files = [f"run1/{s}.pkl" for s in SHAPES]
-    code, _, err = run(capsys, *files, "--top", fraction, "-o", "common")
+    code, _, err = run(capsys, *files, "--top-fraction", fraction, "-o", "common")
     assert code == 0
     entries = [dict(e.values) for e in load_manifest("common.yaml").entries]
     assert len(entries) == len(files)
@@ -420,12 +444,20 @@ def test_group_by_pivots_in_one_file(
             "kprofile: error: -o: --top and --within choose different configs; pass one of them",
         ),
         (
+            ["--top", "0.1", "--top-fraction", "0.1", "-o", "x", "a.pkl"],
+            "kprofile: error: -o: --top and --top-fraction choose different configs; pass one of them",
+        ),
+        (
+            ["-d", "--top-fraction", "0.1", "a.pkl"],
+            "kprofile: error: --top-fraction is a per-file view; it cannot be combined with --diff",
+        ),
+        (
             ["--head", "3", "--write-selection", "a.pkl"],
             "kprofile: error: --write-selection only applies to -o",
         ),
         (
             ["-o", "x", "--write-selection", "a.pkl"],
-            "kprofile: error: --write-selection needs --head, --tail, --top or --within",
+            "kprofile: error: --write-selection needs --head, --tail, --top, --top-fraction or --within",
         ),
         (
             ["--cover-time-limit", "5", "a.pkl"],

@@ -69,7 +69,7 @@ from support import (
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--head", "3", "--update", "table.yaml"],
-            "kprofile: error: --update takes one config per shape (the best, or the common config of --top/--within); --head selects several",
+            "kprofile: error: --update takes one config per shape (the best, or the common config of --top/--top-fraction/--within); --head selects several",
         ),
         (
             [
