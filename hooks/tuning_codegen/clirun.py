@@ -1,8 +1,9 @@
 """Running a click command under the project's error policy, for both console scripts.
 
 User mistakes (``InputError`` and click usage errors) become one line per problem on
-stderr and exit code 2; a closed pipe (``| head``) ends quietly; SIGINT or SIGTERM while
-files are written exits 128 + the signal number; anything else is a bug:
+stderr and exit code 2; a closed pipe (``| head``) ends quietly; Ctrl-C (SIGINT)
+anywhere, and SIGHUP, SIGTERM or SIGQUIT while files are written, exit 128 + the
+signal number (130 for Ctrl-C) with one line naming it; anything else is a bug:
 one line asking for a report and exit code 3, with the traceback only when the
 environment variable ``<PROG>_TRACEBACK`` (``TUNING_CODEGEN_TRACEBACK``,
 ``KPROFILE_TRACEBACK``) is set to a value other than ``0``. Tests call the commands'
@@ -25,6 +26,7 @@ from tuning_codegen.errors import (
     InputError,
     InputErrors,
     Interrupted,
+    interrupted,
     one_line,
 )
 
@@ -51,13 +53,15 @@ def run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -
     except BrokenPipeError:  # e.g. piped into head: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except click.exceptions.Abort:
+    except KeyboardInterrupt:
+        return interrupted(prog, signal.SIGINT)
+    except click.exceptions.Abort as exc:  # click's word for Ctrl-C (or end of input)
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            return interrupted(prog, signal.SIGINT)
         print(f"{prog}: error: aborted", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except Interrupted as exc:  # while writing: temporaries removed, all or nothing
-        name = signal.Signals(exc.signum).name
-        print(f"{prog}: error: interrupted by {name}", file=sys.stderr)
-        return 128 + exc.signum
+        return interrupted(prog, exc.signum)
     except click.ClickException as exc:
         print(one_line(f"{prog}: error: {exc.format_message()}"), file=sys.stderr)
         return EXIT_INPUT_ERROR

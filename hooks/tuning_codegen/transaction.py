@@ -38,7 +38,7 @@ from tuning_codegen.textio import file_kind, read_bytes
 
 TEMP_MARK = ".tuning-codegen-"
 TEMP_SUFFIX = ".tmp"
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
 MAX_NAME_BYTES = 255  # a file name, not a path, on every common file system
 # "." + name + TEMP_MARK + a pid of up to 7 digits (Linux's pid_max) + TEMP_SUFFIX
