@@ -204,8 +204,13 @@ def _not_in_index(
 ) -> list[InputError]:
     """Why each path is not in the index, and what to do about it."""
     deleted = set(names(git_output([*DIFF_DELETED], root, feature=FEATURE)))
+    gitlinks = _submodules_above([c.name for c in missing], root)
     errors = []
     for check in missing:
+        holder = next((g for g in gitlinks if check.name.startswith(g + "/")), None)
+        if holder is not None:  # a submodule not checked out: no .git on disk
+            errors.append(_inside_repository(check, registry, holder, gitlinks))
+            continue
         on_disk = os.path.lexists(os.path.join(root, check.name))
         use = f"{check.role} in {registry.path}"
         if check.name in deleted:
@@ -222,6 +227,15 @@ def _not_in_index(
             message += "change the registry"
         errors.append(InputError(check.shown, message))
     return errors
+
+
+def _submodules_above(checked: Sequence[str], root: str) -> dict[str, Entry]:
+    """The submodules (gitlinks) of the index among the folders above ``checked``."""
+    folders = {p for name in checked for p in parents(name)[1:] if p}
+    if not folders:
+        return {}
+    entries = _index_entries(root, sorted(folders))
+    return {name: e for name, e in entries.items() if e.mode == GITLINK}
 
 
 def _refuse_sparse(tables: Sequence[Table], absent: set[str]) -> None:

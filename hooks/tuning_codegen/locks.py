@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.paths import short_path
 
 MAX_ATTEMPTS = 1000  # each retry needs another process to replace the file meanwhile
 TIMEOUT_VARIABLE = "TUNING_CODEGEN_LOCK_TIMEOUT"
@@ -126,13 +127,14 @@ def _wait_for_lock(fd: int, path: str, info: os.stat_result) -> None:
         waited = time.monotonic() - start
         if waited >= timeout:
             raise InputError(
-                path,
+                short_path(path),
                 f"{_holder(info)} for {timeout:g} s; if that is a stuck "
                 "tuning-codegen or kprofile run, end it, or wait longer with "
                 f"{TIMEOUT_VARIABLE}=SECONDS",
             )
         if not told and waited >= NOTICE_AFTER:
-            print(f"waiting for {quote_path(path)}, {_holder(info)}", file=sys.stderr)
+            shown = quote_path(short_path(path))
+            print(f"waiting for {shown}, {_holder(info)}", file=sys.stderr)
             told = True
         time.sleep(min(POLL, max(timeout - waited, 0)))
 
