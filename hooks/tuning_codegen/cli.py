@@ -1,11 +1,12 @@
 """``tuning-codegen``'s entry point: ``main(argv)``.
 
 Most commits touch no tuning table, and the published hooks run on every one of them
-(``always_run``). So a plain hook run (``--hook [--check] [--format text|github] [--]
-FILES``) is first answered here without click or the pipeline: the registry is read,
-every registered file is checked to be in the commit, and when none of the FILES is
-registered there is nothing to do. Anything else, or any problem found on the way, goes
-to the full command (``tuning_codegen.command``), which reports it.
+(``always_run``). So a plain run over files (``[--hook] [--check] [--format
+text|github] [--] FILES``) is first answered here without click or the pipeline: the
+registry is read, with ``--hook`` every registered file is checked to be in the
+commit, and when none of the FILES is registered there is nothing to do. Anything
+else, or any problem found on the way, goes to the full command
+(``tuning_codegen.command``), which reports it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 
 from tuning_codegen.errors import EXIT_OK, InputError, InputErrors, interrupted
 from tuning_codegen.hookmode import hook_tables
-from tuning_codegen.registry import discover_registry
+from tuning_codegen.registry import discover_registry, tables_touching
 
 PROG = "tuning-codegen"
 SIGINT = 2  # signal.SIGINT on every POSIX system, without importing signal
@@ -24,16 +25,18 @@ QUIET_FLAGS = frozenset({"--hook", "--check", "--format=text", "--format=github"
 QUIET_FORMATS = ("text", "github")
 
 
-def plain_hook_files(args: Sequence[str]) -> list[str] | None:
-    """The FILES of ``--hook [--check] [--format text|github] [--] FILES``; None for
-    any other command line (the full command parses it)."""
+def plain_files(args: Sequence[str]) -> tuple[list[str], bool] | None:
+    """The FILES of ``[--hook] [--check] [--format text|github] [--] FILES``, and
+    whether ``--hook`` is given; None for any other command line (the full command
+    parses it), and for no FILES without ``--hook`` (that means every table)."""
     files: list[str] = []
     hook = False
     index = 0
     while index < len(args):
         arg = args[index]
         if arg == "--":
-            return [*files, *args[index + 1 :]] if hook else None
+            files += args[index + 1 :]
+            break
         if arg == "--format" and args[index + 1 : index + 2] in (["text"], ["github"]):
             index += 2
             continue
@@ -44,20 +47,24 @@ def plain_hook_files(args: Sequence[str]) -> list[str] | None:
         else:
             files.append(arg)
         index += 1
-    return files if hook else None
+    return (files, hook) if files or hook else None
 
 
 def nothing_to_do(args: Sequence[str]) -> bool:
-    """Whether ``args`` ask for a hook run that touches no table, with every
-    registered file in the commit: done, with nothing to print."""
-    files = plain_hook_files(args)
-    if files is None or os.environ.get("BUILD_WORKING_DIRECTORY"):
+    """Whether ``args`` ask for a run over files that touch no table (with
+    ``--hook``, every registered file in the commit): done, nothing to print."""
+    plain = plain_files(args)
+    if plain is None or os.environ.get("BUILD_WORKING_DIRECTORY"):
         return False
+    files, hook = plain
     try:
         registry = discover_registry(None, os.getcwd())
-        return registry is not None and not hook_tables(
-            registry, registry.tables, files
-        )
+        if registry is None:
+            return False
+        if hook:
+            return not hook_tables(registry, registry.tables, files)
+        changed = {os.path.abspath(f) for f in files}
+        return not tables_touching(registry, registry.tables, changed)
     except (InputError, InputErrors):
         return False  # the full command finds it again and reports it
 

@@ -17,6 +17,7 @@ and file names are file names. Every test commits through real ``git commit`` wi
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -286,3 +287,37 @@ def test_a_245_byte_target_name_is_regenerated_through_the_hook(
     assert "Config(m=128, fast=False" in codegen_repo.path(f"python/{name}").read_text()
     codegen_repo.git("add", f"python/{name}")
     assert hooked.commit("retune").returncode == 0
+
+
+NO_OP_PROBE = """\
+import sys
+from tuning_codegen.cli import main
+code = main(sys.argv[1:])
+print(code, " ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--hook", "--", "docs/notes.txt"], ["--hook", "--check"], ["docs/notes.txt"]],
+)
+def test_a_run_touching_no_table_needs_neither_click_nor_the_pipeline(
+    codegen_repo: Any, args: list[str]
+) -> None:
+    """What keeps the no-op hook within 2.5x a bare ``import yaml``
+    (``bench/bench_codegen.py`` measures it); a touched table takes the full path."""
+    heavy = {"click", "subprocess", "tuning_codegen.command", "tuning_codegen.generate"}
+    done = subprocess.run(
+        [sys.executable, "-c", NO_OP_PROBE, *args],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    code, *modules = done.stdout.split()
+    assert (code, done.stderr) == ("0", "")
+    assert not heavy & set(modules)
+    codegen_repo.edit(BF16, "N: 2560", "N: 2688")
+    done = subprocess.run(
+        [sys.executable, "-c", NO_OP_PROBE, *args[:-1], BF16],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout.startswith(f"regenerated {MOJO} (tables: sm100-bf16)\n")
+    assert "click" in done.stdout.split()
