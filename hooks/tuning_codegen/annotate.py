@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.generate import TargetUpdate
 from tuning_codegen.splice import Lines, Markers, find_region
 from tuning_codegen.table import Table
-
-if TYPE_CHECKING:
-    from tuning_codegen.generate import TargetUpdate
 
 STALE_TITLE = "stale tuning table"
 ERROR_TITLE = "tuning-codegen error"

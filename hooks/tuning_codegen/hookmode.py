@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tuning_codegen.errors import InputError, InputErrors
-from tuning_codegen.gitcmd import git_output, names, run_git
+from tuning_codegen.gitcmd import git_output, names
 from tuning_codegen.paths import (
     REGISTRY_NAME,
     RealPaths,
@@ -44,7 +44,6 @@ DIFF_DELETED = (
 )  # fmt: skip
 GITLINK = "160000"
 SKIP_WORKTREE = "S"
-IN_SUBMODULE = "is in submodule '"
 
 
 @dataclass(frozen=True)
@@ -160,30 +159,15 @@ def _holder(root: str, folder: str, known: dict[str, str | None]) -> str | None:
 
 def _index_entries(root: str, checked: Sequence[str]) -> dict[str, Entry]:
     """Each of ``checked`` the index holds (every stage of a conflict is one)."""
-    result = run_git([*LS_FILES, *checked], root, feature=FEATURE)
-    if result.code != 0:
-        if IN_SUBMODULE in result.why:  # a submodule not checked out: no .git on disk
-            raise _in_unchecked_submodule(result.why, root)
-        raise InputError(root, f"{FEATURE}: git ls-files: {result.why or 'failed'}")
+    out = git_output([*LS_FILES, *checked], root, feature=FEATURE)
     entries = {}
-    for record in result.out.split(b"\0"):
+    for record in out.split(b"\0"):
         head, tab, name = record.partition(b"\t")
         fields = head.split(b" ")
         if tab and len(fields) == 4:
             tag, mode = fields[0].decode(), fields[1].decode()
             entries[os.fsdecode(name)] = Entry(tag, mode)
     return entries
-
-
-def _in_unchecked_submodule(why: str, root: str) -> InputError:
-    """git's ``Pathspec 'P' is in submodule 'S'`` as the registered path's error."""
-    path, _, rest = why.partition("' is in submodule '")
-    shown = short_path(os.path.join(root, path.partition("'")[2]))
-    return InputError(
-        shown,
-        f"inside the git submodule '{rest.rstrip(chr(39))}', which a commit of this "
-        "repository cannot contain; keep the table's files in this repository",
-    )
 
 
 def _inside_repository(
