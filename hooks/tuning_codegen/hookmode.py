@@ -99,7 +99,7 @@ def check_commit(registry: Registry) -> set[str]:
     checks = _checks(registry, os.path.realpath(root))
     nested = _nested_repositories(root, checks)
     holders = sorted(set(nested.values()))
-    entries = _index_entries(root, [*(c.name for c in checks), *holders])
+    entries = _index_entries(root, [*_pathspecs(c.name for c in checks), *holders])
     errors = [
         _inside_repository(check, registry, nested[check.name], entries)
         for check in checks
@@ -130,6 +130,18 @@ def _checks(registry: Registry, root: str) -> list[_Check]:
             name = spelling[len(below) :] if spelling.startswith(below) else spelling
             checks.append(_Check(path, name.replace(os.sep, "/"), role))
     return checks
+
+
+def _pathspecs(checked: Iterable[str]) -> list[str]:
+    """Few pathspecs that cover ``checked``: each folder holding one (git's cost grows
+    with the number of pathspecs times the size of the index), and the names at the
+    top, whose folder would be the whole repository."""
+    folders = {os.path.dirname(name) or name for name in checked}
+    return sorted(
+        folder
+        for folder in folders
+        if not any(up in folders for up in parents(folder)[1:] if up)
+    )
 
 
 def _nested_repositories(root: str, checks: Sequence[_Check]) -> dict[str, str]:
