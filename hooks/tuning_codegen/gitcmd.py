@@ -12,13 +12,12 @@ from __future__ import annotations
 import os
 import select
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tuning_codegen.errors import InputError
 
 
-@dataclass(frozen=True)
-class GitResult:
+class GitResult(NamedTuple):
     code: int
     out: bytes
     why: str  # the first line of what git printed on stderr ("" if nothing)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.gitcmd import git_output, names
@@ -46,16 +46,14 @@ GITLINK = "160000"
 SKIP_WORKTREE = "S"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A path's entry in the index (``git ls-files --stage -t``)."""
 
     tag: str  # H: cached, S: skip-worktree, M: unmerged, ...
     mode: str  # 100644, 120000 (a symbolic link), 160000 (a submodule), ...
 
 
-@dataclass(frozen=True)
-class _Check:
+class _Check(NamedTuple):
     """One path to find in the index: the registered path as the user reads it, its
     spelling relative to the repository root, and its role in the registry."""
 

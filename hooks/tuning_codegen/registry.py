@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -65,8 +65,7 @@ class Registry:
         return self.real.get(path) or os.path.realpath(path)
 
 
-@dataclass(frozen=True)
-class _Where:
+class _Where(NamedTuple):
     """Where the registry is, and the paths resolved so far."""
 
     path: str
