@@ -321,3 +321,19 @@ def test_a_run_touching_no_table_needs_neither_click_nor_the_pipeline(
     )  # fmt: skip
     assert done.stdout.startswith(f"regenerated {MOJO} (tables: sm100-bf16)\n")
     assert "click" in done.stdout.split()
+
+
+def test_a_manifest_only_marked_intent_to_add_is_refused(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
+    """``git add -N`` puts a name in the index but no content in the commit."""
+    hooked = install(codegen_repo, pre_commit_home, "tuning-codegen")
+    add_new_table(codegen_repo)
+    codegen_repo.git("add", REG, "python/new.py.snippet", "python/new_dispatch.py")
+    codegen_repo.git("add", "-N", "python/new.yaml")
+    done = hooked.commit("new table")
+    assert done.returncode != 0 and "- exit code: 2" in done.stdout, done.stdout
+    assert (
+        "python/new.yaml: error: untracked, but it is the manifest of table 'new-py' "
+        f"in {REG}, so the commit would not hold it: git add it\n"
+    ) in done.stdout
