@@ -406,11 +406,13 @@ def report(
             f"{t.label:<{width}}  {t.median_ms:>7.1f} ms  {t.min_ms:>7.1f} ms  "
             f"{t.exit_code:>4}"
         )
+    lines += ["", *ratios(timings)]
     lines += [
         "",
         f"-X importtime, (a) tuning-codegen {OTHER_FILE}: {len(imports_a)} modules; "
         f"pandas imported: {'yes' if has_module(imports_a, 'pandas') else 'no'}; "
-        f"git (GitPython) imported: {'yes' if has_module(imports_a, 'git') else 'no'}",
+        f"git (GitPython) imported: {'yes' if has_module(imports_a, 'git') else 'no'}; "
+        f"click imported: {'yes' if has_module(imports_a, 'click') else 'no'}",
         "-X importtime, tuning-codegen --check --since HEAD: "
         f"{len(imports_since)} modules; "
         f"pandas imported: {'yes' if has_module(imports_since, 'pandas') else 'no'}; "
@@ -418,6 +420,20 @@ def report(
         f"{'yes' if has_module(imports_since, 'git') else 'no'}",
     ]
     return "\n".join(lines)
+
+
+NOOP_TARGET = 2.5  # issue 17: the no-op hook within 2.5x a bare import of PyYAML
+
+
+def ratios(timings: Sequence[Timing]) -> list[str]:
+    """Each (a) case against ``python -c 'import yaml'``, medians and minima."""
+    base = next(t for t in timings if t.label == "python -c 'import yaml'")
+    return [
+        f"{t.label}: {t.median_ms / base.median_ms:.2f}x 'import yaml' (median), "
+        f"{t.min_ms / base.min_ms:.2f}x (min); the target is {NOOP_TARGET}x"
+        for t in timings
+        if t.label.startswith("(a)")
+    ]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -31,6 +31,7 @@ from kprofile.options import (
 from tuning_codegen.clirun import run_command
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
+ANALYSIS_PYTHON = (3, 11)
 
 EPILOG = """\b
 Examples:
@@ -175,6 +176,7 @@ def with_parameters(function: Callable[[Options], int]) -> click.Command:
         values["sort_pivots"] = parse_columns(values["sort_pivots"], "--sort-pivots")
         return function(Options(**values))
 
+    callback = click.version_option(package_name="kprofile", prog_name=PROG)(callback)
     for parameter in reversed(PARAMETERS):
         callback = parameter(callback)
     settings = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -191,7 +193,15 @@ def command(options: Options) -> int:
 
 
 def check_analysis_extra() -> None:
-    """The analyzer's stack is an extra: without it, say how to install it."""
+    """The analyzer's stack is an extra: without it, say how to install it. Its
+    Python is 3.11 or newer (the base install, tuning-codegen's, runs on 3.10 too)."""
+    if sys.version_info < ANALYSIS_PYTHON:
+        found = ".".join(map(str, sys.version_info[:3]))
+        raise usage_error(
+            f"the analyzer needs Python {'.'.join(map(str, ANALYSIS_PYTHON))} or "
+            f"newer, and this is {found}; install kprofile with a newer Python "
+            "(tuning-codegen, the pre-commit hook, runs on this one)"
+        )
     missing = [m for m in ANALYSIS_MODULES if importlib.util.find_spec(m) is None]
     if missing:
         raise usage_error(

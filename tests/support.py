@@ -25,6 +25,7 @@ HOOK_FIELDS = (
     "pass_filenames",
     "always_run",
     "args",
+    "stages",
 )
 
 

@@ -42,7 +42,7 @@ def block(tag: str, body: str) -> str:
 
 
 def commands() -> dict[str, tuple[click.Command, str]]:
-    from tuning_codegen.cli import command as codegen
+    from tuning_codegen.command import command as codegen
 
     found = {"HELP-CODEGEN": (codegen, "tuning-codegen")}
     try:

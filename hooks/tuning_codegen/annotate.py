@@ -3,23 +3,21 @@ stale region and each error on its line, as ruff and mypy do:
 
     ::error file=kernels/configs.mojo,line=42,title=stale tuning table::...
 
-Text in, text out. The message and the properties are escaped as the workflow-command
-syntax requires (``%``, CR and LF everywhere; ``:`` and ``,`` in properties too), so
-nothing from a file name or an error can end the command early or start another.
+Text in, text out. The file is quoted as every printed path is (``quote_path``), and the
+message and the properties are escaped as the workflow-command syntax requires (``%``,
+CR and LF everywhere; ``:`` and ``,`` in properties too), so nothing from a file name or
+an error can end the command early or start another.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tuning_codegen.errors import InputError
+from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.generate import TargetUpdate
 from tuning_codegen.splice import Lines, Markers, find_region
-
-if TYPE_CHECKING:
-    from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.table import Table
 
 STALE_TITLE = "stale tuning table"
 ERROR_TITLE = "tuning-codegen error"
@@ -34,14 +32,14 @@ def escape_property(text: str) -> str:
 
 
 def command(file: str, line: int | None, title: str, message: str) -> str:
-    properties = [f"file={escape_property(file)}"]
+    properties = [f"file={escape_property(quote_path(file))}"]
     if line is not None:
         properties.append(f"line={line}")
     properties.append(f"title={escape_property(title)}")
     return f"::error {','.join(properties)}::{escape_data(message)}"
 
 
-def workspace_path(path: str, cwd: Path | None = None) -> str:
+def workspace_path(path: str, cwd: str | None = None) -> str:
     """``path`` relative to the working folder (the checkout root in CI) when inside
     it, with forward slashes, as GitHub matches annotations to files."""
     base = os.path.abspath(cwd or os.getcwd())
@@ -56,12 +54,8 @@ def stale_annotations(
     """One command per stale region, on the first line of the region that differs
     in the file as it is."""
     for update in updates:
-        old, new = Lines(update.old), Lines(update.new)
         for table in update.stale_tables:
-            markers = Markers(
-                table.name, table.begin_marker, table.end_marker, table.language.comment
-            )
-            line = _first_changed_line(old, new, markers, update.path)
+            line = first_changed_line(update, table)
             message = (
                 f"the region of table '{table.name}' is stale: its manifest or snippet "
                 f"changed; run tuning-codegen to regenerate it"
@@ -69,10 +63,15 @@ def stale_annotations(
             yield command(shown(update.path), line, STALE_TITLE, message)
 
 
-def _first_changed_line(old: Lines, new: Lines, markers: Markers, path: str) -> int:
-    """1-based line in ``old`` where the region first differs from ``new``'s."""
-    before = find_region(old, markers, path)
-    after = find_region(new, markers, path)
+def first_changed_line(update: TargetUpdate, table: Table) -> int:
+    """1-based line of ``update.old`` where ``table``'s region first differs from
+    its region in ``update.new``."""
+    old, new = Lines(update.old), Lines(update.new)
+    markers = Markers(
+        table.name, table.begin_marker, table.end_marker, table.language.comment
+    )
+    before = find_region(old, markers, update.path)
+    after = find_region(new, markers, update.path)
     was = old.lines[before.begin + 1 : before.end]
     now = new.lines[after.begin + 1 : after.end]
     for offset, (a, b) in enumerate(zip(was, now)):

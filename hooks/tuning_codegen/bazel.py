@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from tuning_codegen.errors import InputError
+from tuning_codegen.errors import InputError, quote_path
 
 CODEGEN_BINARY = "tuning_codegen"
 REQUIRED = (
@@ -213,10 +213,9 @@ def _registry_text(tables: list[ImportedTable], path: str) -> str:
         {"tables": entries}, sort_keys=False, default_flow_style=False, width=1000,
         allow_unicode=True,
     )  # fmt: skip
-    shown = "".join(c if c.isprintable() else "?" for c in path)
     header = (
         "# Imported by tuning-codegen --import-bazel from:\n"
-        f"#   {shown}\n"
+        f"#   {quote_path(path)}\n"
         "# One table per codegen test rule. Paths are relative to the Bazel workspace\n"
         "# root: save this file there as .tuning-codegen.yaml.\n"
     )

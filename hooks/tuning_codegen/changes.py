@@ -1,15 +1,20 @@
-"""Which files changed since a git revision (GitPython, imported only when asked).
+"""Which files changed since a git revision (``--since REF``), as git itself says.
 
-Every failure of git or GitPython (no git executable, no repository, a bare one, a
-revision missing from a shallow clone) is one clean error, never a traceback.
+git resolves REF (so ``HEAD~2``, ``origin/main``, ``HEAD@{yesterday}`` and any other
+revision syntax mean what they mean to git) and lists the names NUL-terminated
+(``-z``), so a name holding a newline or bytes of another encoding is read whole. Every
+failure (no git, no repository, a bare one, a revision missing from a shallow clone, a
+range given for a revision) is one clean error.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from tuning_codegen.errors import InputError, one_line
+from tuning_codegen.errors import InputError
+from tuning_codegen.gitcmd import git_output, names, run_git
+
+FEATURE = "--since"
 
 
 def changed_since(ref: str, repo_dir: str) -> set[str]:
@@ -18,46 +23,42 @@ def changed_since(ref: str, repo_dir: str) -> set[str]:
 
     Covers commits after ``ref``, staged and unstaged changes, and untracked files.
     """
-    git = _import_git(repo_dir)
-    try:
-        repo = git.Repo(repo_dir)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise InputError(repo_dir, "--since needs a git repository") from None
-    top = repo.working_tree_dir
-    if top is None or repo.bare:
-        raise InputError(repo_dir, "--since needs a working tree, not a bare one")
-    try:
-        commit = repo.commit(ref)
-    except git.GitCommandNotFound:
-        raise InputError(repo_dir, "--since: git is not installed") from None
-    except Exception:  # GitPython's parser of the user's REF: BadName, IndexError...
-        raise InputError(repo_dir, _unknown(ref, repo_dir)) from None
-    try:
-        names: set[str] = set()
-        for change in commit.diff(None):
-            names.update(p for p in (change.a_path, change.b_path) if p)
-        names.update(repo.untracked_files)
-    except (git.GitError, ValueError, OSError) as exc:
-        why = one_line(str(exc)).strip() or type(exc).__name__
-        raise InputError(repo_dir, f"--since: git failed: {why}") from None
-    return {os.path.normpath(os.path.join(top, name)) for name in names}
+    if ".." in ref:
+        raise InputError(
+            repo_dir,
+            f"{FEATURE} takes one revision, not a range A..B (got '{ref}'); for the "
+            "changes of a branch, give where it starts: --since origin/main",
+        )
+    top = _working_tree(repo_dir)
+    commit = _resolve(ref, repo_dir, top)
+    tracked = ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", commit]
+    untracked = ["ls-files", "-z", "--others", "--exclude-standard"]
+    found = names(git_output([*tracked, "--"], top, feature=FEATURE))
+    found += names(git_output(untracked, top, feature=FEATURE))
+    return {os.path.normpath(os.path.join(top, name)) for name in found}
 
 
-def _import_git(repo_dir: str) -> Any:
-    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")  # no git: fail below, cleanly
-    try:
-        import git  # deferred: GitPython costs start-up time on every plain hook run
-    except ImportError as exc:
-        raise InputError(repo_dir, f"--since needs GitPython: {exc}") from None
-    try:
-        git.Git().version_info  # noqa: B018  (runs git once: is it there?)
-    except (git.GitError, OSError):
-        raise InputError(repo_dir, "--since: git is not installed") from None
-    return git
+def _working_tree(repo_dir: str) -> str:
+    """The top folder of the working tree holding ``repo_dir``."""
+    result = run_git(["rev-parse", "--show-toplevel"], repo_dir, feature=FEATURE)
+    if result.code == 0:
+        return os.fsdecode(result.out.rstrip(b"\n"))
+    bare = run_git(["rev-parse", "--is-bare-repository"], repo_dir, feature=FEATURE)
+    if bare.code == 0 and bare.out.strip() == b"true":
+        raise InputError(repo_dir, f"{FEATURE} needs a working tree, not a bare one")
+    raise InputError(repo_dir, f"{FEATURE} needs a git repository")
 
 
-def _unknown(ref: str, repo_dir: str) -> str:
-    message = f"--since: unknown revision '{ref}'"
-    if os.path.exists(os.path.join(repo_dir, ".git", "shallow")):
+def _resolve(ref: str, repo_dir: str, top: str) -> str:
+    """The commit ``ref`` names, as git resolves it."""
+    if ref and not ref.startswith("-"):  # never an option of git's
+        spec = f"{ref}^{{commit}}"
+        verify = ["rev-parse", "--verify", "--quiet", spec]
+        result = run_git(verify, top, feature=FEATURE)
+        if result.code == 0:
+            return os.fsdecode(result.out.strip())
+    message = f"{FEATURE}: unknown revision '{ref}'"
+    shallow = run_git(["rev-parse", "--is-shallow-repository"], top, feature=FEATURE)
+    if shallow.code == 0 and shallow.out.strip() == b"true":
         message += " (this is a shallow clone: fetch the revision or deepen it)"
-    return message
+    raise InputError(repo_dir, message)

@@ -1,265 +1,84 @@
-"""``tuning-codegen``: regenerate or check the generated regions of tuning tables.
+"""``tuning-codegen``'s entry point: ``main(argv)``.
 
-Two modes share one pipeline (render every table, splice in memory, then write or diff):
-single-table mode takes the reference tool's flags; registry mode reads
-``.tuning-codegen.yaml`` and handles every table a change affects.
+Most commits touch no tuning table, and the published hooks run on every one of them
+(``always_run``). So a plain run over files (``[--hook] [--check] [--format
+text|github] [--] FILES``) is first answered here without click or the pipeline: the
+registry is read, with ``--hook`` every registered file is checked to be in the
+commit, and when none of the FILES is registered there is nothing to do. Anything
+else, or any problem found on the way, goes to the full command
+(``tuning_codegen.command``), which reports it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
-import click
-
-from tuning_codegen.clirun import run_command
-from tuning_codegen.errors import EXIT_OK, InputError, InputErrors
-from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
-from tuning_codegen.single import (
-    SINGLE_FLAGS,
-    NameValue,
-    check_single_flags,
-    single_table,
-)
-from tuning_codegen.table import Table
+from tuning_codegen.errors import EXIT_OK, InputError, InputErrors, interrupted
+from tuning_codegen.hookmode import hook_tables
+from tuning_codegen.registry import discover_registry, tables_touching
 
 PROG = "tuning-codegen"
-EPILOG = """\b
-Examples:
-  tuning-codegen                      regenerate every table in .tuning-codegen.yaml
-  tuning-codegen --check              fail with a diff if any region is stale
-  tuning-codegen --check --since origin/main
-                                      check only tables whose files changed
-  tuning-codegen --list               every table with its target and status
-  tuning-codegen --check --format github
-                                      in CI: annotate stale regions on their lines
-  tuning-codegen --import-bazel BUILD.bazel > .tuning-codegen.yaml
-                                      a registry from the reference's Bazel rules
-  tuning-codegen --manifest tuning_table.yaml --snippet entry.mojo.snippet \\
-      --target configs.mojo --begin-marker BEGIN-TUNING --end-marker END-TUNING \\
-      --source-label tuning_table.yaml --check
-                                      one table, the reference tool's flags
-\b
-Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input,
-3 internal error (a bug: please report it).
-"""
+SIGINT = 2  # signal.SIGINT on every POSIX system, without importing signal
+QUIET_FLAGS = frozenset({"--hook", "--check", "--format=text", "--format=github"})
+QUIET_FORMATS = ("text", "github")
 
 
-@click.command(
-    name=PROG,
-    epilog=EPILOG,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-)
-@click.argument("files", nargs=-1, type=click.Path())
-@click.option(
-    "--check",
-    is_flag=True,
-    help="Write nothing; print a diff and exit 1 if a region is stale.",
-)
-@click.option(
-    "--config",
-    "config",
-    metavar="PATH",
-    help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git "
-    "root).",
-)
-@click.option(
-    "--table",
-    "table_names",
-    metavar="NAME",
-    multiple=True,
-    help="Only this table (repeatable).",
-)
-@click.option(
-    "--since",
-    metavar="REF",
-    help="Only tables whose files changed between REF and the working tree "
-    "(e.g. origin/main).",
-)
-@click.option(
-    "--list",
-    "list_tables",
-    is_flag=True,
-    help="Print every table with its target and status (fresh, stale, error); "
-    "exit 2 on an error, and with --check 1 if one is stale.",
-)
-@click.option(
-    "--manifest", metavar="PATH", help="Single-table mode: the manifest YAML."
-)
-@click.option(
-    "--snippet", metavar="PATH", help="Single-table mode: the snippet template."
-)
-@click.option(
-    "--snippet-variant",
-    "variants",
-    type=NameValue(),
-    metavar="NAME=PATH",
-    multiple=True,
-    help="Single-table mode: a snippet for entries with _template: NAME (repeatable).",
-)
-@click.option(
-    "--target", metavar="PATH", help="Single-table mode: the file holding the region."
-)
-@click.option(
-    "--begin-marker",
-    metavar="TEXT",
-    help="Single-table mode: text of the line before the region.",
-)
-@click.option(
-    "--end-marker",
-    metavar="TEXT",
-    help="Single-table mode: text of the line after the region.",
-)
-@click.option(
-    "--source-label",
-    metavar="TEXT",
-    help="Single-table mode: name in the provenance comment (default: the "
-    "manifest's file name).",
-)
-@click.option(
-    "--indent",
-    default=DEFAULT_INDENT,
-    show_default="8 spaces",
-    help="Single-table mode: indent of the generated lines.",
-)
-@click.option(
-    "--language",
-    type=click.Choice(sorted(LANGUAGES)),
-    default="mojo",
-    show_default=True,
-    help="Single-table mode: comment prefix and boolean/null literals.",
-)
-@click.option(
-    "--hook",
-    is_flag=True,
-    help="Pre-commit mode: only tables the FILES touch (none given: none), and fail "
-    "if a registered file is deleted or renamed.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "github"]),
-    default="text",
-    show_default=True,
-    help="github: also print a GitHub Actions ::error command for each stale "
-    "region and each error, so a pull request shows it on its line.",
-)
-@click.option(
-    "--import-bazel",
-    metavar="BUILD_FILE",
-    help="Print a .tuning-codegen.yaml holding every codegen test rule of this "
-    "Bazel BUILD file (parsed, never run); save it at the workspace root.",
-)
-def command(
-    files: tuple[str, ...],
-    check: bool,
-    config: str | None,
-    table_names: tuple[str, ...],
-    since: str | None,
-    list_tables: bool,
-    manifest: str | None,
-    snippet: str | None,
-    variants: tuple[tuple[str, str], ...],
-    target: str | None,
-    begin_marker: str | None,
-    end_marker: str | None,
-    source_label: str | None,
-    indent: str,
-    language: str,
-    hook: bool,
-    fmt: str,
-    import_bazel: str | None,
-) -> int:
-    """Render tuning manifests through snippets into the marked regions of source
-    files."""
-    enter_build_working_directory()
-    registry_flags = ("--config", "--since", "--table", "--list", "FILES", "--hook")
-    used = (config, since, table_names, list_tables, files, hook)
-    registry_used = [f for f, on in zip(registry_flags, used) if on]
-    single = (manifest, snippet, target, begin_marker, end_marker)
-    given = {k: v for k, v in zip(SINGLE_FLAGS, single) if v is not None}
-    if import_bazel is not None:
-        extra = [f for f, on in (("--check", check), ("--snippet-variant", variants),
-                                 ("--source-label", source_label)) if on]  # fmt: skip
-        return print_imported_registry(import_bazel, [*registry_used, *given, *extra])
-    github = fmt == "github"
-    with annotated_errors(github):
-        if given or variants or source_label:
-            check_single_flags(given, registry_used)
-            table = single_table(
-                **given, source_label=source_label, variants=variants,
-                indent=indent, language=language,
-            )  # fmt: skip
-            return _run_single(table, check=check, annotate=github)
-        if hook and (since or list_tables):
-            raise click.UsageError("--hook cannot be combined with --since or --list")
-        return _run_registry(
-            config=config, table_names=table_names, since=since, files=files,
-            check=check, list_only=list_tables, cwd=Path.cwd(), hook=hook,
-            annotate=github,
-        )  # fmt: skip
+def plain_files(args: Sequence[str]) -> tuple[list[str], bool] | None:
+    """The FILES of ``[--hook] [--check] [--format text|github] [--] FILES``, and
+    whether ``--hook`` is given; None for any other command line (the full command
+    parses it), and for no FILES without ``--hook`` (that means every table)."""
+    files: list[str] = []
+    hook = False
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            files += args[index + 1 :]
+            break
+        if arg == "--format" and args[index + 1 : index + 2] in (["text"], ["github"]):
+            index += 2
+            continue
+        if arg in QUIET_FLAGS:
+            hook = hook or arg == "--hook"
+        elif arg.startswith("-"):
+            return None
+        else:
+            files.append(arg)
+        index += 1
+    return (files, hook) if files or hook else None
 
 
-def _run_single(table: Table, *, check: bool, annotate: bool) -> int:
-    from tuning_codegen.run import run_single  # keeps --help fast
-
-    return run_single(table, check=check, annotate=annotate)
-
-
-def _run_registry(**arguments: Any) -> int:
-    from tuning_codegen.run import run_registry  # keeps --help fast
-
-    return run_registry(**arguments)
-
-
-def enter_build_working_directory() -> None:
-    """Under ``bazel run`` the tool starts in its runfiles; like the reference, work
-    from where the user stands (``$BUILD_WORKING_DIRECTORY``), so paths given on the
-    command line and the registry's discovery mean what they mean there."""
-    folder = os.environ.get("BUILD_WORKING_DIRECTORY")
-    if not folder:
-        return
+def nothing_to_do(args: Sequence[str]) -> bool:
+    """Whether ``args`` ask for a run over files that touch no table (with
+    ``--hook``, every registered file in the commit): done, nothing to print."""
+    plain = plain_files(args)
+    if plain is None or os.environ.get("BUILD_WORKING_DIRECTORY"):
+        return False
+    files, hook = plain
     try:
-        os.chdir(folder)
-    except OSError as exc:
-        raise InputError(
-            folder, f"BUILD_WORKING_DIRECTORY: cannot enter: {exc.strerror or exc}"
-        ) from None
-
-
-def print_imported_registry(build_file: str, others: Sequence[str]) -> int:
-    """``--import-bazel``: the registry on stdout; nothing else is read or written."""
-    if others:
-        name = others[0] if others[0].startswith(("--", "FILES")) else f"--{others[0]}"
-        raise click.UsageError(f"--import-bazel cannot be combined with {name}")
-    from tuning_codegen.bazel import import_bazel
-    from tuning_codegen.textio import read_text
-
-    sys.stdout.write(import_bazel(read_text(build_file), build_file))
-    return EXIT_OK
-
-
-@contextlib.contextmanager
-def annotated_errors(annotate: bool) -> Iterator[None]:
-    """With ``--format github``, each error is also a workflow command on stdout;
-    the plain ``path:line: error:`` lines still go to stderr."""
-    try:
-        yield
-    except (InputError, InputErrors) as exc:
-        if annotate:
-            from tuning_codegen.annotate import error_annotations
-
-            errors = exc.errors if isinstance(exc, InputErrors) else (exc,)
-            print("\n".join(error_annotations(errors)), flush=True)
-        raise
+        registry = discover_registry(None, os.getcwd())
+        if registry is None:
+            return False
+        if hook:
+            return not hook_tables(registry, registry.tables, files)
+        changed = {os.path.abspath(f) for f in files}
+        return not tables_touching(registry, registry.tables, changed)
+    except (InputError, InputErrors):
+        return False  # the full command finds it again and reports it
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_command(command, argv, PROG)
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if nothing_to_do(args):
+            return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C: nothing was written yet
+        return interrupted(PROG, SIGINT)
+    from tuning_codegen.command import run  # click and the pipeline: not for a no-op
+
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.locks import locked
 from tuning_codegen.manifest import load_manifest
 from tuning_codegen.render import render_region
 from tuning_codegen.snippet import parse_snippet
@@ -29,6 +30,7 @@ from tuning_codegen.splice import (
 )
 from tuning_codegen.table import Table
 from tuning_codegen.textio import read_text
+from tuning_codegen.transaction import Transaction, remove_stale_temporaries
 
 
 @dataclass(frozen=True)
@@ -213,8 +215,6 @@ def write_updates(updates: Iterable[TargetUpdate]) -> list[TargetUpdate]:
 
     The caller holds the targets' locks (``regenerate`` does).
     """
-    from tuning_codegen.transaction import Transaction
-
     written = [u for u in updates if u.stale]
     for update in written:
         _refuse_hard_links(update.path)
@@ -246,13 +246,13 @@ def regenerate(
     siblings: Sequence[Table] = (),
     real_of: Callable[[str], str] = os.path.realpath,
 ) -> list[TargetUpdate]:
-    """Lock every target, remove stale temporaries, plan, and write; the updates
-    written. A target whose link changed since ``real_of`` resolved it is written
-    at the checked place or not at all (its text no longer matches the plan)."""
-    from tuning_codegen.locks import locked
-    from tuning_codegen.transaction import remove_stale_temporaries
-
+    """Lock every target, remove stale temporaries, plan, and write the stale ones;
+    every update planned (``stale``: written). A target whose link changed since
+    ``real_of`` resolved it is written at the checked place or not at all (its text
+    no longer matches the plan)."""
     reals = sorted({real_of(t.target) for t in tables})
     with locked(reals):
         remove_stale_temporaries(reals)
-        return write_updates(plan(tables, siblings, real_of))
+        updates = plan(tables, siblings, real_of)
+        write_updates(updates)
+    return updates

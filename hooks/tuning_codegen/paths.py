@@ -11,41 +11,49 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from tuning_codegen.errors import InputError
 
 REGISTRY_NAME = ".tuning-codegen.yaml"
 
 
-def find_git_root(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
+def parents(start: str) -> list[str]:
+    """``start`` (absolute) and each folder above it, up to the file system's root."""
+    folders = [start]
+    while (up := os.path.dirname(folders[-1])) != folders[-1]:
+        folders.append(up)
+    return folders
+
+
+def find_git_root(start: str) -> str | None:
+    """The nearest folder from ``start`` (absolute) upwards that holds ``.git``."""
+    for folder in parents(start):
+        if os.path.exists(os.path.join(folder, ".git")):
             return folder
     return None
 
 
-def find_registry(start: Path) -> Path | None:
+def find_registry(start: str) -> str | None:
     """The registry in ``start`` or a parent folder up to the repository root.
 
     None when there is none up to the root; an error outside a repository, where no
     folder is ours to search (a registry planted in a shared parent folder must never
     be applied).
     """
-    start = start.resolve()
+    start = os.path.realpath(start)
     root = find_git_root(start)
     if root is None:
         raise InputError(
-            str(start),
+            start,
             f"not inside a git repository, so no {REGISTRY_NAME} is searched for: "
             "pass --config PATH, or use the single-table flags (see --help)",
         )
-    for folder in (start, *start.parents):
-        candidate = folder / REGISTRY_NAME
-        if candidate.is_file():
-            if _parts_below(os.path.realpath(candidate), str(root)) is None:
+    for folder in parents(start):
+        candidate = os.path.join(folder, REGISTRY_NAME)
+        if os.path.isfile(candidate):
+            if _parts_below(os.path.realpath(candidate), root) is None:
                 raise InputError(
-                    str(candidate),
+                    candidate,
                     f"resolves outside the repository ({root}); a registry found by "
                     "searching must be the repository's own (or pass --config)",
                 )
@@ -57,6 +65,9 @@ def find_registry(start: Path) -> Path | None:
 
 def short_path(path: str) -> str:
     """``path`` relative to the working directory when below it, for messages."""
+    below = os.getcwd().rstrip(os.sep) + os.sep
+    if path.startswith(below) and os.path.normpath(path) == path:
+        return path[len(below) :]  # what relpath says, for a fraction of its cost
     rel = os.path.relpath(path)
     return path if rel == ".." or rel.startswith(".." + os.sep) else rel
 
@@ -71,12 +82,17 @@ class RealPaths:
 
     def __call__(self, path: str) -> str:
         absolute = os.path.abspath(path)
-        folder, name = os.path.split(absolute)
         try:
-            if not name or stat.S_ISLNK(os.lstat(absolute).st_mode):
+            if absolute.endswith(os.sep) or stat.S_ISLNK(os.lstat(absolute).st_mode):
                 return os.path.realpath(absolute)
         except OSError:  # missing: realpath keeps the name as it is too
             pass
+        return self.folder_resolved(absolute)
+
+    def folder_resolved(self, path: str) -> str:
+        """``path`` with its folder resolved and its last component kept, a link
+        or not: the name of the link itself."""
+        folder, name = os.path.split(os.path.abspath(path))
         real_folder = self._folders.get(folder)
         if real_folder is None:
             real_folder = self._folders[folder] = os.path.realpath(folder)

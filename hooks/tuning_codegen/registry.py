@@ -17,10 +17,9 @@ out of its ``.git`` folder). Two tables writing one target need markers of their
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -42,10 +41,12 @@ from tuning_codegen.textio import read_text
 __all__ = [
     "REGISTRY_NAME",
     "Registry",
+    "discover_registry",
     "find_git_root",
     "find_registry",
     "load_registry",
     "short_path",
+    "tables_touching",
 ]
 
 REQUIRED_KEYS = ("name", "manifest", "snippet", "target", "begin_marker", "end_marker")
@@ -64,21 +65,42 @@ class Registry:
         return self.real.get(path) or os.path.realpath(path)
 
 
-@dataclass(frozen=True)
-class _Where:
+class _Where(NamedTuple):
     """Where the registry is, and the paths resolved so far."""
 
     path: str
-    folder: Path
-    root: Path
+    folder: str
+    root: str
     resolve: RealPaths
     real: dict[str, str]
+
+
+def discover_registry(config: str | None, cwd: str) -> Registry | None:
+    """The registry ``--config`` names, else the one found from ``cwd`` up to the
+    repository root (None: there is none)."""
+    if config is not None:
+        return load_registry(config)
+    found = find_registry(cwd)
+    return None if found is None else load_registry(short_path(found))
+
+
+def tables_touching(
+    registry: Registry, tables: Iterable[Table], changed: set[str]
+) -> list[Table]:
+    """Those of ``tables`` reading or writing a file of ``changed`` (absolute paths);
+    all of them if the registry itself changed."""
+    resolve = RealPaths()
+    real = {resolve(p) for p in changed}
+    tables = list(tables)
+    if registry.real_path(registry.path) in real:
+        return tables
+    return [t for t in tables if any(registry.real_path(p) in real for p in t.inputs())]
 
 
 def load_registry(path: str | os.PathLike[str]) -> Registry:
     name = os.fspath(path)
     root_node = compose_yaml(read_text(name), name)
-    folder = Path(name).resolve().parent
+    folder = os.path.dirname(os.path.realpath(name))
     where = _Where(name, folder, find_git_root(folder) or folder, RealPaths(), {})
     tables_node = _check_top_level(root_node, name)
     errors: list[InputError] = []
@@ -108,7 +130,7 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
     errors += targets_read(tables, lines, where.real, name)
     if errors:
         raise InputErrors(errors)
-    return Registry(name, str(where.root), tuple(tables), where.real)
+    return Registry(name, where.root, tuple(tables), where.real)
 
 
 def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
@@ -183,9 +205,9 @@ def _table(node: yaml.Node, where: _Where) -> Table:
     _check_values(raw, fail)
 
     def resolve(key: str, value: str) -> str:
-        full = os.path.normpath(where.folder / value)
+        full = os.path.normpath(os.path.join(where.folder, value))
         real = where.resolve(full)
-        problem = placement_problem(full, str(where.root), real)
+        problem = placement_problem(full, where.root, real)
         if problem is not None:
             raise fail(key, f"{key} '{value}' {problem}")
         shown = short_path(full)

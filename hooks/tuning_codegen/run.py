@@ -1,13 +1,15 @@
-"""What the CLI does once arguments are parsed: select tables, plan, write or diff."""
+"""What the CLI does once arguments are parsed: select tables, plan, write or diff.
+
+What happened goes to the reporter the CLI made (``tuning_codegen.report``); the exit
+code is returned.
+"""
 
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
+from tuning_codegen.changes import changed_since
 from tuning_codegen.errors import (
     EXIT_INPUT_ERROR,
     EXIT_OK,
@@ -15,22 +17,18 @@ from tuning_codegen.errors import (
     InputError,
     InputErrors,
 )
-from tuning_codegen.paths import REGISTRY_NAME, RealPaths, find_registry, short_path
-from tuning_codegen.registry import Registry, load_registry
+from tuning_codegen.generate import plan, regenerate
+from tuning_codegen.hookmode import hook_tables, refuse_deleted_registry
+from tuning_codegen.paths import REGISTRY_NAME
+from tuning_codegen.registry import Registry, discover_registry, tables_touching
+from tuning_codegen.report import Diffs, Reporter, Row, Shown
 from tuning_codegen.table import Table
 
-if TYPE_CHECKING:
-    from tuning_codegen.generate import TargetUpdate
 
-PROG = "tuning-codegen"
-Label = Callable[[str], tuple[str, str]]
-
-
-def run_single(table: Table, *, check: bool, annotate: bool = False) -> int:
-    """Single-table mode: diff headers show the target path as given."""
-    return _run(
-        [table], (), check=check, label=lambda path: (path, path), annotate=annotate
-    )
+def run_single(table: Table, *, check: bool, reporter: Reporter) -> int:
+    """Single-table mode: output shows the target path as given."""
+    diffs = Diffs(lambda path: (path, path))
+    return _run([table], (), check=check, diffs=diffs, shown=str, reporter=reporter)
 
 
 def run_registry(
@@ -41,28 +39,23 @@ def run_registry(
     files: Sequence[str],
     check: bool,
     list_only: bool,
-    cwd: Path,
-    hook: bool = False,
-    annotate: bool = False,
+    cwd: str,
+    hook: bool,
+    reporter: Reporter,
 ) -> int:
-    """Registry mode; ``hook``: only tables ``files`` touch (none given: none), and
-    no registered file deleted (``tuning_codegen.hookmode``)."""
-    registry = _open_registry(config, cwd, hook=hook)
-    if hook:
-        from tuning_codegen.hookmode import check_nothing_deleted
-
-        check_nothing_deleted(registry)
+    """Registry mode; ``hook``: only tables ``files`` touch (none given: none), once
+    every registered file is known to be in the commit (``tuning_codegen.hookmode``)."""
+    registry = open_registry(config, cwd, hook=hook)
     tables = _select_by_name(registry, table_names)
     if since is not None:
-        from tuning_codegen.changes import changed_since
-
-        tables = affected_tables(registry, tables, changed_since(since, registry.root))
-    if files or hook:
-        tables = affected_tables(registry, tables, {os.path.abspath(f) for f in files})
+        tables = tables_touching(registry, tables, changed_since(since, registry.root))
+    if hook:
+        tables = hook_tables(registry, tables, files)
+    elif files:
+        tables = tables_touching(registry, tables, {os.path.abspath(f) for f in files})
+    shown = _shown_from(cwd)
     if list_only:
-        return _print_list(tables, registry.tables, cwd, check=check)
-    if not tables:
-        return EXIT_OK
+        return _list(tables, registry.tables, shown, check=check, reporter=reporter)
 
     def label(path: str) -> tuple[str, str]:
         rel = _relative(path, registry.root)
@@ -72,39 +65,24 @@ def run_registry(
         tables,
         registry.tables,
         check=check,
-        label=label,
-        git_style=True,
-        cwd=cwd,
+        diffs=Diffs(label, git_style=True),
+        shown=shown,
         real_of=registry.real_path,
-        annotate=annotate,
+        reporter=reporter,
     )
 
 
-def _open_registry(config: str | None, cwd: Path, *, hook: bool) -> Registry:
-    if config is not None:
-        return load_registry(config)
-    found = find_registry(cwd)
-    if found is None:
-        if hook:
-            _refuse_deleted_registry(cwd)
-        raise InputError(
-            str(cwd),
-            f"no {REGISTRY_NAME} found here or in a parent folder up to the git root; "
-            "create one, pass --config, or use the single-table flags (see --help)",
-        )
-    return load_registry(short_path(str(found)))
-
-
-def _refuse_deleted_registry(cwd: Path) -> None:
-    from tuning_codegen.hookmode import deleted_registry
-
-    deleted = deleted_registry(cwd)
-    if deleted is not None:
-        raise InputError(
-            short_path(deleted),
-            "deleted or renamed in this commit, but the tuning-codegen hook still "
-            "runs; restore it, or remove the hook from .pre-commit-config.yaml",
-        )
+def open_registry(config: str | None, cwd: str, *, hook: bool) -> Registry:
+    registry = discover_registry(config, cwd)
+    if registry is not None:
+        return registry
+    if hook:
+        refuse_deleted_registry(cwd)
+    raise InputError(
+        cwd,
+        f"no {REGISTRY_NAME} found here or in a parent folder up to the git root; "
+        "create one, pass --config, or use the single-table flags (see --help)",
+    )
 
 
 def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
@@ -121,28 +99,19 @@ def _select_by_name(registry: Registry, names: Sequence[str]) -> list[Table]:
     return [t for t in registry.tables if t.name in set(names)]
 
 
-def affected_tables(
-    registry: Registry, tables: Iterable[Table], changed: set[str]
-) -> list[Table]:
-    """Tables reading or writing a changed file; all of them if the registry changed."""
-    resolve = RealPaths()
-    real = {resolve(p) for p in changed}
-    tables = list(tables)
-    if registry.real_path(registry.path) in real:
-        return tables
-    return [t for t in tables if any(registry.real_path(p) in real for p in t.inputs())]
-
-
 def _relative(path: str, start: str) -> str:
     rel = os.path.relpath(os.path.realpath(path), os.path.realpath(start))
     return rel.replace(os.sep, "/")
 
 
-def _display(path: str, cwd: Path | None) -> str:
-    if cwd is None:
-        return path
-    rel = os.path.relpath(os.path.abspath(path), cwd)
-    return path if rel.startswith("..") else rel
+def _shown_from(cwd: str) -> Shown:
+    """A path as output shows it: relative to ``cwd`` when below it."""
+
+    def shown(path: str) -> str:
+        rel = os.path.relpath(os.path.abspath(path), cwd)
+        return path if rel.startswith("..") else rel
+
+    return shown
 
 
 def _run(
@@ -150,80 +119,48 @@ def _run(
     siblings: Sequence[Table],
     *,
     check: bool,
-    label: Label,
-    git_style: bool = False,
-    cwd: Path | None = None,
+    diffs: Diffs,
+    shown: Shown,
     real_of: Callable[[str], str] = os.path.realpath,
-    annotate: bool = False,
+    reporter: Reporter,
 ) -> int:
-    from tuning_codegen.generate import plan, regenerate  # not needed when no table is
-
+    if not tables:
+        return EXIT_OK
     if not check:
-        for update in regenerate(tables, siblings, real_of):
-            names = ", ".join(t.name for t in update.stale_tables)
-            print(f"regenerated {_display(update.path, cwd)} (tables: {names})")
+        reporter.written(regenerate(tables, siblings, real_of), shown)
         return EXIT_OK
-    stale = [u for u in plan(tables, siblings, real_of) if u.stale]
-    if not stale:
-        return EXIT_OK
-    if annotate:  # --format github: one workflow command per stale region
-        from tuning_codegen.annotate import stale_annotations
-
-        print("\n".join(stale_annotations(stale)))
-    _print_diffs(stale, label, git_style=git_style)
-    return EXIT_STALE
+    updates = plan(tables, siblings, real_of)
+    reporter.checked(updates, diffs, shown)
+    return EXIT_STALE if any(u.stale for u in updates) else EXIT_OK
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' if count != 1 else ''}"
-
-
-def _print_diffs(stale: list[TargetUpdate], label: Label, *, git_style: bool) -> None:
-    from tuning_codegen.diff import unified_diff
-
-    out = sys.stdout
-    for update in stale:
-        fromfile, tofile = label(update.path)
-        if git_style:
-            out.write(f"diff --git {fromfile} {tofile}\n")
-        out.write(unified_diff(update.old, update.new, fromfile, tofile))
-    regions = sum(len(u.stale_tables) for u in stale)
-    out.write(
-        f"{_plural(regions, 'stale region')} in {_plural(len(stale), 'file')}; "
-        f"run {PROG} to regenerate\n"
-    )
-    out.flush()
-
-
-def _print_list(
-    tables: Sequence[Table], siblings: Sequence[Table], cwd: Path, *, check: bool
+def _list(
+    tables: Sequence[Table],
+    siblings: Sequence[Table],
+    shown: Shown,
+    *,
+    check: bool,
+    reporter: Reporter,
 ) -> int:
-    """One line per table; exit 2 if a table has an error, else 1 if ``check`` and
+    """One row per table; exit 2 if a table has an error, else 1 if ``check`` and
     one is stale."""
-    rows = [
-        (t.name, _display(t.target, cwd), table_status(t, siblings)) for t in tables
-    ]
-    if not rows:
-        print("no tables selected")
-        return EXIT_OK
-    width = [max(len(r[i]) for r in rows) for i in range(2)]
-    for name, target, status in rows:
-        print(f"{name:<{width[0]}}  {target:<{width[1]}}  {status}")
-    statuses = {status.split(":", 1)[0] for _, _, status in rows}
-    if "error" in statuses:
+    rows = [_row(t, siblings, shown) for t in tables]
+    reporter.listed(rows)
+    if any(row.error is not None for row in rows):
         return EXIT_INPUT_ERROR
-    return EXIT_STALE if check and "stale" in statuses else EXIT_OK
+    return EXIT_STALE if check and any(r.status == "stale" for r in rows) else EXIT_OK
 
 
-def table_status(table: Table, siblings: Sequence[Table] = ()) -> str:
+def _row(table: Table, siblings: Sequence[Table], shown: Shown) -> Row:
     """fresh, stale, or ``error: ...`` for one table (its target's other regions
     checked too)."""
-    from tuning_codegen.generate import plan
-
     try:
         (update,) = plan([table], siblings)
     except InputErrors as exc:
-        return f"error: {exc.errors[0]}"
+        error = exc.errors[0]
     except InputError as exc:
-        return f"error: {exc}"
-    return "stale" if update.stale_tables else "fresh"
+        error = exc
+    else:
+        status = "stale" if update.stale_tables else "fresh"
+        return Row(table.name, shown(table.target), status)
+    return Row(table.name, shown(table.target), f"error: {error}", error)

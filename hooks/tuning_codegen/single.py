@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import click
 
-from tuning_codegen.errors import InputError
+from tuning_codegen.errors import InputError, quote_path
 from tuning_codegen.languages import LANGUAGES
 from tuning_codegen.table import Table, default_source_label, setting_problems
 
@@ -58,7 +58,7 @@ def single_table(
             raise InputError("--snippet-variant", f"variant '{name}' given twice")
         parsed[name] = path
     table = Table(
-        name=os.path.basename(target),
+        name=quote_path(os.path.basename(target)),  # a name to print, any bytes
         manifest=manifest,
         snippet=snippet,
         target=target,

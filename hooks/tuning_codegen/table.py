@@ -51,6 +51,8 @@ def _unsafe(text: str) -> str | None:
             return f"a line break (U+{ord(char):04X})"
         if char in CONTROLS:
             return f"a control character (U+{ord(char):04X})"
+        if "\udc80" <= char <= "\udcff":  # a file name's byte, not UTF-8 text
+            return f"a byte that is not UTF-8 (0x{ord(char) - 0xDC00:02x})"
     return None
 
 

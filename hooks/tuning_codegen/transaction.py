@@ -14,8 +14,10 @@ the target (a name too long for that is cut and given a hash), with the target's
 (and owner and group where permitted), and syncs it to disk.
 ``commit`` checks that every target still holds the text it was planned from, then
 renames every temporary over its target; if a rename fails, the targets already renamed
-get their old text back. Leaving the block any other way (an error, SIGINT, SIGTERM)
-removes the temporaries, so every target stays as it was. A ``kill -9`` can leave
+get their old text back. Leaving the block any other way (an error, or a terminating
+signal: SIGHUP, SIGINT, SIGQUIT, SIGTERM) removes the temporaries, so every target
+stays as it was; such a signal arriving between the first and the last rename waits
+until every rename is done (or undone), then ends the run. A ``kill -9`` can leave
 temporaries behind, never a partial target; ``remove_stale_temporaries`` removes those
 of processes that no longer run. Callers hold the targets' locks (``locks``).
 """
@@ -38,7 +40,7 @@ from tuning_codegen.textio import file_kind, read_bytes
 
 TEMP_MARK = ".tuning-codegen-"
 TEMP_SUFFIX = ".tmp"
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
 MAX_NAME_BYTES = 255  # a file name, not a path, on every common file system
 # "." + name + TEMP_MARK + a pid of up to 7 digits (Linux's pid_max) + TEMP_SUFFIX
@@ -203,10 +205,21 @@ def _writable_target(shown: str, real: str) -> os.stat_result | None:
         raise InputError(
             shown, f"cannot write: not a regular file ({file_kind(info.st_mode)})"
         )
+    if _read_only_file_system(real):
+        raise InputError(
+            shown, "cannot write: the file system holding it is mounted read-only"
+        )
     if not info.st_mode & stat.S_IWUSR or not os.access(real, os.W_OK):
         mode = stat.S_IMODE(info.st_mode)
         raise InputError(shown, f"cannot write: read-only file (mode {mode:04o})")
     return info
+
+
+def _read_only_file_system(path: str) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _write_all(fd: int, data: bytes) -> None:

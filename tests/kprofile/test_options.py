@@ -122,10 +122,11 @@ def test_every_click_parameter_is_an_options_field_of_its_type() -> None:
     from kprofile.cli import command
 
     hints = typing.get_type_hints(module.Options, vars(module))
-    names = {p.name for p in command.params}
+    params = [p for p in command.params if p.expose_value]  # not --version
+    names = {p.name for p in params}
     assert names == {f.name for f in dataclasses.fields(module.Options)}
     ctx = click.Context(command)
-    for param in command.params:
+    for param in params:
         assert param.name is not None
         if isinstance(param, click.Option) and param.is_flag:
             value: object = True

@@ -166,7 +166,7 @@ def test_path_with_a_newline_is_still_one_line(
     assert run(["--check"], capsys) == (
         2,
         "",
-        "python/a\\nb.yaml: error: no such file\n",
+        '"python/a\\nb.yaml": error: no such file\n',
     )
     codegen_repo.edit(REG, "\n    source_label: small", "")  # the default label
     assert run(["--check"], capsys)[2] == (

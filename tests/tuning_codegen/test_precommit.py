@@ -46,8 +46,12 @@ def test_published_hooks_are_declared_as_the_issue_asks() -> None:
         assert hook.get("pass_filenames", True) is True
         # pre-commit passes no deleted file: the hook must run anyway (issue #8)
         assert hook["always_run"] is True
-    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen --hook"
-    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --hook --check"
+        # commit time only: what is committed is the index (issue #17)
+        assert hook["stages"] == ["pre-commit", "pre-merge-commit", "manual"]
+        assert hook["minimum_pre_commit_version"] == "3.2.0"
+    # file names come after "--": a file named --check is a file (issue #17)
+    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen --hook --"
+    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --hook --check --"
 
 
 def test_changed_manifest_fails_commit_regenerates_then_passes(

@@ -155,6 +155,6 @@ def test_regenerating_twice_is_once_and_outside_bytes_never_change(
         assert outside_regions(once, count) == outside_regions(original, count)
         if "\r\n" in original:  # a CRLF file stays CRLF, generated lines included
             assert once.count("\n") == once.count("\r\n")
-        assert regenerate(tables) == []  # nothing stale, nothing written
+        assert not [u for u in regenerate(tables) if u.stale]  # nothing written
         assert target.read_bytes().decode() == once
         assert not any(u.stale for u in plan(tables))

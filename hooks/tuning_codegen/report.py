@@ -1,0 +1,218 @@
+"""The code generator's output formats (``--format``), one reporter object each.
+
+The CLI makes one and passes it down; the pipeline tells it what happened (targets
+written, targets checked, a table listing, errors) and returns the exit code, which the
+reporter hears last. Every path printed goes through ``quote_path``, so no file name
+can start a line of output (a workflow command in a CI log, say).
+
+- ``text``: ``regenerated PATH (tables: ...)``, unified diffs, the listing; errors are
+  the ``path:line: error:`` lines the error policy prints on stderr.
+- ``github``: the same, plus a GitHub Actions ``::error`` command per stale region
+  (before the diffs) and per error, on stdout.
+- ``json``: one document on stdout at the end, for a CI tool or an editor::
+
+    {"format": "tuning-codegen-report", "version": 1, "exit_code": 1,
+     "tables": [{"name", "target", "status", "line"?, "error"?}],
+     "files": [{"path", "status", "tables", "diff"?}],
+     "errors": [{"path", "line", "message"}]}
+
+  A table's ``status`` is ``fresh``, ``stale`` (``--check``), ``regenerated`` or
+  ``error`` (``--list``); ``line`` is the first line of its region that differs, in
+  the file as it was. Paths are strings as the text format shows them, unquoted (JSON
+  escapes what it must). A usage error (an unknown option) prints no document.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from tuning_codegen.annotate import (
+    error_annotations,
+    first_changed_line,
+    stale_annotations,
+)
+from tuning_codegen.diff import unified_diff
+from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.generate import TargetUpdate
+
+PROG = "tuning-codegen"
+Label = Callable[[str], tuple[str, str]]  # a target path -> its diff's two labels
+Shown = Callable[[str], str]  # a path -> how output shows it (relative to the cwd)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table of ``--list``."""
+
+    name: str
+    target: str  # as shown
+    status: str  # fresh, stale, or ``error: <the error line>``
+    error: InputError | None = None
+
+
+@dataclass(frozen=True)
+class Diffs:
+    """How stale targets are shown: diff labels, git's ``diff --git`` header or not."""
+
+    label: Label
+    git_style: bool = False
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def diff_text(update: TargetUpdate, diffs: Diffs) -> str:
+    """The unified diff of one stale target, labels quoted as git quotes them."""
+    fromfile, tofile = (quote_path(label) for label in diffs.label(update.path))
+    header = f"diff --git {fromfile} {tofile}\n" if diffs.git_style else ""
+    return header + unified_diff(update.old, update.new, fromfile, tofile)
+
+
+class TextReporter:
+    """``--format text``: what tuning-codegen prints by default."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+
+    def written(self, updates: Sequence[TargetUpdate], shown: Shown) -> None:
+        for update in updates:
+            if update.stale:
+                names = ", ".join(t.name for t in update.stale_tables)
+                path = quote_path(shown(update.path))
+                self.out.write(f"regenerated {path} (tables: {names})\n")
+        self.out.flush()
+
+    def checked(
+        self, updates: Sequence[TargetUpdate], diffs: Diffs, shown: Shown
+    ) -> None:
+        stale = [u for u in updates if u.stale]
+        if not stale:
+            return
+        self.stale_regions(stale)
+        for update in stale:
+            self.out.write(diff_text(update, diffs))
+        regions = sum(len(u.stale_tables) for u in stale)
+        self.out.write(
+            f"{plural(regions, 'stale region')} in {plural(len(stale), 'file')}; "
+            f"run {PROG} to regenerate\n"
+        )
+        self.out.flush()
+
+    def stale_regions(self, stale: Sequence[TargetUpdate]) -> None:
+        """Before the diffs: nothing in plain text."""
+
+    def listed(self, rows: Sequence[Row]) -> None:
+        if not rows:
+            self.out.write("no tables selected\n")
+            return
+        shown = [(r.name, quote_path(r.target), r.status) for r in rows]
+        width = [max(len(r[i]) for r in shown) for i in range(2)]
+        for name, target, status in shown:
+            self.out.write(f"{name:<{width[0]}}  {target:<{width[1]}}  {status}\n")
+        self.out.flush()
+
+    def failed(self, errors: Sequence[InputError]) -> None:
+        """Errors: the error policy prints them on stderr."""
+
+    def finish(self, code: int) -> None:
+        """The exit code: nothing more to print."""
+
+
+class GithubReporter(TextReporter):
+    """``--format github``: text, plus workflow commands GitHub shows on the lines."""
+
+    def stale_regions(self, stale: Sequence[TargetUpdate]) -> None:
+        self.out.write("".join(line + "\n" for line in stale_annotations(stale)))
+
+    def failed(self, errors: Sequence[InputError]) -> None:
+        self.out.write("".join(line + "\n" for line in error_annotations(errors)))
+        self.out.flush()
+
+
+class JsonReporter:
+    """``--format json``: one document, printed when the exit code is known."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.tables: list[dict[str, Any]] = []
+        self.files: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+
+    def written(self, updates: Sequence[TargetUpdate], shown: Shown) -> None:
+        self._updates(updates, shown, "regenerated", None)
+
+    def checked(
+        self, updates: Sequence[TargetUpdate], diffs: Diffs, shown: Shown
+    ) -> None:
+        self._updates(updates, shown, "stale", diffs)
+
+    def _updates(
+        self,
+        updates: Sequence[TargetUpdate],
+        shown: Shown,
+        changed: str,
+        diffs: Diffs | None,
+    ) -> None:
+        for update in updates:
+            for table in update.tables:
+                row: dict[str, Any] = {"name": table.name}
+                row["target"] = shown(table.target)
+                if table in update.stale_tables:
+                    row["status"] = changed
+                    row["line"] = first_changed_line(update, table)
+                else:
+                    row["status"] = "fresh"
+                self.tables.append(row)
+            if update.stale:
+                record: dict[str, Any] = {
+                    "path": shown(update.path),
+                    "status": changed,
+                    "tables": [t.name for t in update.stale_tables],
+                }
+                if diffs is not None:
+                    record["diff"] = diff_text(update, diffs)
+                self.files.append(record)
+
+    def listed(self, rows: Sequence[Row]) -> None:
+        for row in rows:
+            record: dict[str, Any] = {"name": row.name, "target": row.target}
+            record["status"] = "error" if row.error is not None else row.status
+            if row.error is not None:
+                record["error"] = _error(row.error)
+            self.tables.append(record)
+
+    def failed(self, errors: Sequence[InputError]) -> None:
+        self.errors.extend(_error(e) for e in errors)
+
+    def finish(self, code: int) -> None:
+        document = {
+            "format": "tuning-codegen-report",
+            "version": 1,
+            "exit_code": code,
+            "tables": self.tables,
+            "files": self.files,
+            "errors": self.errors,
+        }
+        self.out.write(json.dumps(document, indent=2) + "\n")
+        self.out.flush()
+
+
+def _error(error: InputError) -> dict[str, Any]:
+    return {
+        "path": error.location.path,
+        "line": error.location.line,
+        "message": error.message,
+    }
+
+
+Reporter = TextReporter | JsonReporter
+REPORTERS: dict[str, Callable[[], Reporter]] = {
+    "text": TextReporter,
+    "github": GithubReporter,
+    "json": JsonReporter,
+}

@@ -1,0 +1,272 @@
+"""Issue 17 items 4, 7 and 10: real signals to real processes, locks held by another
+process, a read-only file system, and the revisions ``--since`` is given.
+
+- every terminating signal (HUP, INT, QUIT, TERM) between the first and the last
+  rename waits for the renames: both targets new, exit 128 + N; sent at any moment,
+  the two targets are both old or both new, never one of each;
+- Ctrl-C anywhere exits 130 with one line (before, click's 'aborted', exit 2);
+- a lock held elsewhere: one line after a second naming the holder's pid, a clean
+  exit 2 after ``TUNING_CODEGEN_LOCK_TIMEOUT`` seconds, nothing written;
+- a target on a file system mounted read-only is reported as such;
+- ``--since``: a range is refused in words, reflog syntax is git's, a revision
+  missing from a depth-1 clone gets the shallow-clone hint.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import PY, SCRIPT, SMALL
+from support import run_codegen as run
+
+MOJO = "kernels/tuning_configs.mojo"
+BF16 = "kernels/tuning_table_sm100_bf16.yaml"
+SIGNALS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM"]
+
+BETWEEN_RENAMES = """\
+import os, signal, sys
+signame = sys.argv[1]
+real_replace = os.replace
+renamed = []
+
+def replace(source, target):
+    real_replace(source, target)
+    renamed.append(target)
+    if len(renamed) == 1:  # between the first rename and the second
+        os.kill(os.getpid(), getattr(signal, signame))
+
+os.replace = replace
+from tuning_codegen.cli import main
+raise SystemExit(main([]))
+"""
+
+
+def two_stale_targets(repo: Any) -> None:
+    repo.edit(BF16, "N: 2560", "N: 2688")
+    repo.edit(SMALL, "M: 64", "M: 128")
+
+
+def no_core_dumps() -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def temporaries(root: Path) -> list[str]:
+    return sorted(p.name for p in root.rglob("*.tmp") if ".tuning-codegen-" in p.name)
+
+
+@pytest.mark.parametrize("name", SIGNALS)
+def test_a_signal_between_two_renames_waits_for_the_second(
+    codegen_repo: Any, name: str
+) -> None:
+    """Before, SIGHUP here left one target new and the other old."""
+    two_stale_targets(codegen_repo)
+    done = subprocess.run(
+        [sys.executable, "-c", BETWEEN_RENAMES, name],
+        capture_output=True, text=True, timeout=120, preexec_fn=no_core_dumps,
+    )  # fmt: skip
+    signum = getattr(signal, name)
+    assert (done.returncode, done.stderr) == (
+        128 + signum,
+        f"tuning-codegen: error: interrupted by {name}\n",
+    )
+    assert subprocess.run([SCRIPT, "--check"], timeout=120).returncode == 0
+    assert temporaries(codegen_repo.root) == []
+
+
+@pytest.mark.parametrize("name", SIGNALS)
+def test_a_signal_at_any_moment_never_splits_the_targets(
+    codegen_repo: Any, name: str
+) -> None:
+    root = codegen_repo.root
+    two_stale_targets(codegen_repo)
+    for rel in (MOJO, PY):  # bigger files: a longer window to be signalled in
+        path = root / rel
+        path.write_text(path.read_text() + "# padding line\n" * 50_000)
+    old = {rel: (root / rel).read_bytes() for rel in (MOJO, PY)}
+    assert subprocess.run([SCRIPT], capture_output=True, timeout=120).returncode == 0
+    new = {rel: (root / rel).read_bytes() for rel in (MOJO, PY)}
+    rng = random.Random(17)
+    for _ in range(4):
+        for rel, data in old.items():
+            (root / rel).write_bytes(data)
+        process = subprocess.Popen(
+            [SCRIPT], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            preexec_fn=no_core_dumps,
+        )  # fmt: skip
+        time.sleep(rng.uniform(0.0, 0.4))
+        process.send_signal(getattr(signal, name))
+        _, stderr = process.communicate(timeout=120)
+        now = {rel: (root / rel).read_bytes() for rel in (MOJO, PY)}
+        assert now in (old, new), (name, process.returncode)
+        if process.returncode > 0:  # handled: exactly one line says so
+            assert stderr.endswith(f"interrupted by {name}\n".encode()), stderr
+        assert temporaries(root) == []
+
+
+HOLDER = """\
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def hold_lock(path: Path, seconds: float) -> subprocess.Popen[str]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), str(seconds)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    return holder
+
+
+def test_a_held_lock_is_named_then_given_up(codegen_repo: Any) -> None:
+    two_stale_targets(codegen_repo)
+    before = codegen_repo.snapshot()
+    holder = hold_lock(codegen_repo.path(PY), 60)
+    try:
+        env = {**os.environ, "TUNING_CODEGEN_LOCK_TIMEOUT": "2.5"}
+        done = subprocess.run(
+            [SCRIPT], capture_output=True, text=True, env=env, timeout=120
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"waiting for {PY}, locked by pid {holder.pid}\n"
+        f"{PY}: error: locked by pid {holder.pid} for 2.5 s; if that is a stuck "
+        "tuning-codegen or kprofile run, end it, or wait longer with "
+        "TUNING_CODEGEN_LOCK_TIMEOUT=SECONDS\n"
+    )
+    assert codegen_repo.snapshot() == before
+
+
+def test_a_lock_released_meanwhile_is_taken(codegen_repo: Any) -> None:
+    two_stale_targets(codegen_repo)
+    holder = hold_lock(codegen_repo.path(PY), 1.8)
+    done = subprocess.run([SCRIPT], capture_output=True, text=True, timeout=120)
+    holder.wait()
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"waiting for {PY}, locked by pid {holder.pid}\n"
+    assert done.stdout.count("regenerated ") == 2
+
+
+def test_a_bad_lock_timeout_is_named(codegen_repo: Any) -> None:
+    holder = hold_lock(codegen_repo.path(PY), 60)
+    try:
+        env = {**os.environ, "TUNING_CODEGEN_LOCK_TIMEOUT": "soon"}
+        done = subprocess.run(
+            [SCRIPT], capture_output=True, text=True, env=env, timeout=120
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (done.returncode, done.stderr) == (
+        2,
+        "TUNING_CODEGEN_LOCK_TIMEOUT: error: expected a number of seconds from 0 to "
+        "86400, got 'soon'\n",
+    )
+
+
+def test_ctrl_c_while_waiting_exits_130(codegen_repo: Any) -> None:
+    two_stale_targets(codegen_repo)
+    before = codegen_repo.snapshot()
+    holder = hold_lock(codegen_repo.path(PY), 60)
+    try:
+        process = subprocess.Popen(
+            [SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("waiting for ")
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (process.returncode, out, err) == (
+        130,
+        "",
+        "tuning-codegen: error: interrupted by SIGINT\n",
+    )
+    assert codegen_repo.snapshot() == before
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="mounting a read-only file system needs root and unshare",
+)
+def test_a_read_only_file_system_is_named(codegen_repo: Any) -> None:
+    codegen_repo.edit(SMALL, "M: 64", "M: 128")
+    before = codegen_repo.snapshot()
+    script = (
+        "mount --bind python python && mount -o remount,bind,ro python && "
+        f'exec "{SCRIPT}"'
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"{PY}: error: cannot write: the file system holding it is mounted read-only\n"
+    )
+    assert codegen_repo.snapshot() == before
+
+
+def test_since_takes_one_revision_not_a_range(
+    codegen_repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = codegen_repo.root
+    assert run(["--check", "--since", "main..HEAD"], capsys) == (
+        2,
+        "",
+        f"{root}: error: --since takes one revision, not a range A..B (got "
+        "'main..HEAD'); for the changes of a branch, give where it starts: "
+        "--since origin/main\n",
+    )
+
+
+def test_since_resolves_reflog_syntax_as_git_does(
+    codegen_repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: GitPython's own parser called it an unknown revision."""
+    codegen_repo.edit(BF16, "N: 2560", "N: 2688")
+    for ref in ("HEAD@{yesterday}", "HEAD@{0}", "main@{1.week.ago}"):
+        code, out, err = run(["--check", "--since", ref], capsys)
+        assert (code, err) == (1, ""), ref
+        assert out.startswith(f"diff --git a/{MOJO} b/{MOJO}\n")
+
+
+def test_since_head_1_in_a_depth_1_clone_gets_the_hint(
+    codegen_repo: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before: GitPython found HEAD's parent's name and printed git's raw error."""
+    codegen_repo.path("docs/notes.txt").write_text("more notes\n")
+    codegen_repo.commit_all("notes")
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{codegen_repo.root}", str(clone)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    monkeypatch.chdir(clone)
+    assert run(["--check", "--since", "HEAD~1"], capsys) == (
+        2,
+        "",
+        f"{clone}: error: --since: unknown revision 'HEAD~1' (this is a shallow "
+        "clone: fetch the revision or deepen it)\n",
+    )
