@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
