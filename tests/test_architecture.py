@@ -1,0 +1,197 @@
+"""The shape of the tree: no import cycles, imports at the top (a lazy import only for
+start-up time, with its reason), layers that import one way, no top-level ``hooks``.
+
+Read from the source with ``ast``: nothing is imported, so the checks see every module,
+including ones a test run never loads.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+PACKAGES = {
+    "tuning_codegen": PROJECT / "hooks" / "tuning_codegen",
+    "kprofile": PROJECT / "kprofile",
+}
+MAX_LAZY_IMPORTS = 12  # of the project's own modules, in the whole tree
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the importing module
+    target: str  # the project module imported
+    line: int
+    lazy: bool  # inside a function
+    typing_only: bool  # under ``if TYPE_CHECKING:``
+    reason: str  # the comment on the import's first line
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package, root in PACKAGES.items():
+        for path in sorted(root.rglob("*.py")):
+            parts = (package, *path.relative_to(root).with_suffix("").parts)
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The project module ``name`` is, or lies in (``a.b.c`` -> ``a.b``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str, package: bool) -> set[str]:
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            parts = module.split(".")[: len(module.split(".")) - node.level + package]
+            base = ".".join([*parts, *([base] if base else [])])
+        names = [f"{base}.{alias.name}" for alias in node.names]
+    resolved = {_resolve(n) for n in names if n.split(".")[0] in PACKAGES}
+    return {t for t in resolved if t is not None and t != module}
+
+
+def _imports() -> list[Import]:
+    out: list[Import] = []
+    for module, path in MODULES.items():
+        source = path.read_text(encoding="utf-8")
+        walk = _Walk(module, path.name == "__init__.py", source.splitlines(), out)
+        walk.visit(ast.parse(source), lazy=False, typing_only=False)
+    return out
+
+
+@dataclass
+class _Walk:
+    module: str
+    package: bool
+    lines: list[str]
+    out: list[Import]
+
+    def visit(self, node: ast.AST, *, lazy: bool, typing_only: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            guarded = typing_only or (
+                isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test)
+            )
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                comment = self.lines[child.lineno - 1].partition("#")[2].strip()
+                for target in _targets(child, self.module, self.package):
+                    self.out.append(
+                        Import(
+                            self.module, target, child.lineno, inner, guarded, comment
+                        )
+                    )
+            self.visit(child, lazy=inner, typing_only=guarded)
+
+
+IMPORTS = _imports()
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for imp in IMPORTS:
+        if not imp.typing_only:
+            graph[imp.module].add(imp.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    components: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return components
+
+
+def test_the_checks_see_the_whole_tree() -> None:
+    assert {"tuning_codegen.cli", "kprofile.cli", "kprofile.modes"} <= set(MODULES)
+    assert any(i.target == "tuning_codegen.errors" for i in IMPORTS)
+
+
+def test_no_import_cycles() -> None:
+    assert _cycles() == []
+
+
+def test_lazy_imports_are_few_and_each_says_why() -> None:
+    lazy = [i for i in IMPORTS if i.lazy]
+    where = [f"{MODULES[i.module].relative_to(PROJECT)}:{i.line}" for i in lazy]
+    assert len({(i.module, i.line) for i in lazy}) <= MAX_LAZY_IMPORTS, where
+    assert [w for w, i in zip(where, lazy) if not i.reason] == []
+
+
+@pytest.mark.parametrize(
+    ("layer", "forbidden"),
+    [
+        ("tuning_codegen", "kprofile"),  # the code generator never uses the analyzer
+        ("kprofile.render", "kprofile.modes"),
+        ("kprofile.render", "kprofile.sinks"),
+        ("kprofile.core", "kprofile.modes"),
+        ("kprofile.core", "kprofile.sinks"),
+        ("kprofile.inputs", "kprofile.core"),
+        ("kprofile.inputs", "kprofile.modes"),
+        ("kprofile.manifest", "kprofile.modes"),
+    ],
+)
+def test_layers_import_one_way(layer: str, forbidden: str) -> None:
+    def inside(name: str, package: str) -> bool:
+        return name == package or name.startswith(package + ".")
+
+    wrong = [
+        (i.module, i.target)
+        for i in IMPORTS
+        if inside(i.module, layer) and inside(i.target, forbidden)
+    ]
+    assert wrong == []
+
+
+def test_modes_hold_no_solver() -> None:
+    """The modes are handlers and sections: solvers (scipy, HiGHS) and their models
+    live in core/."""
+    for path in sorted((PROJECT / "kprofile" / "modes").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            assert not any(n.split(".")[0] in ("scipy", "highspy") for n in names), path
+
+
+def test_there_is_no_top_level_hooks_package() -> None:
+    assert not (PROJECT / "hooks" / "__init__.py").exists()
+    assert [p.name for p in (PROJECT / "hooks").iterdir() if p.suffix == ".py"] == []
