@@ -47,7 +47,6 @@ def main() -> None:
         "old: tuning-codegen --hook docs/other.txt": hook(
             args.old, "--hook", "docs/other.txt"
         ),
-        "new: tuning-codegen docs/other.txt": hook(PROJECT, "docs/other.txt"),
         "new: tuning-codegen --hook docs/other.txt": hook(
             PROJECT, "--hook", "docs/other.txt"
         ),

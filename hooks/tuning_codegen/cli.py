@@ -1,12 +1,12 @@
 """``tuning-codegen``'s entry point: ``main(argv)``.
 
 Most commits touch no tuning table, and the published hooks run on every one of them
-(``always_run``). So a plain run over files (``[--hook] [--check] [--format
-text|github] [--] FILES``) is first answered here without click or the pipeline: the
-registry is read, with ``--hook`` every registered file is checked to be in the
-commit, and when none of the FILES is registered there is nothing to do. Anything
-else, or any problem found on the way, goes to the full command
-(``tuning_codegen.command``), which reports it.
+(``always_run``). So a hook run (``--hook [--check] [--format text|github] [--]
+FILES``) is first answered here without click or the pipeline: the registry is read,
+every registered file is checked to be in the commit, and when none of the FILES is
+registered there is nothing to do. Anything else, or any problem found on the way,
+goes to the full command (``tuning_codegen.command``), which reports it (without
+``--hook``, a named file no table has is an error there).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from tuning_codegen.errors import EXIT_OK, InputError, InputErrors, interrupted
 from tuning_codegen.hookmode import hook_tables
-from tuning_codegen.registry import discover_registry, tables_touching
+from tuning_codegen.registry import discover_registry
 
 PROG = "tuning-codegen"
 SIGINT = 2  # signal.SIGINT on every POSIX system, without importing signal
@@ -51,20 +51,16 @@ def plain_files(args: Sequence[str]) -> tuple[list[str], bool] | None:
 
 
 def nothing_to_do(args: Sequence[str]) -> bool:
-    """Whether ``args`` ask for a run over files that touch no table (with
-    ``--hook``, every registered file in the commit): done, nothing to print."""
+    """Whether ``args`` ask for a hook run over files that touch no table, every
+    registered file being in the commit: done, nothing to print."""
     plain = plain_files(args)
-    if plain is None or os.environ.get("BUILD_WORKING_DIRECTORY"):
+    if plain is None or not plain[1] or os.environ.get("BUILD_WORKING_DIRECTORY"):
         return False
-    files, hook = plain
     try:
         registry = discover_registry(None, os.getcwd())
         if registry is None:
             return False
-        if hook:
-            return not hook_tables(registry, registry.tables, files)
-        changed = {os.path.abspath(f) for f in files}
-        return not tables_touching(registry, registry.tables, changed)
+        return not hook_tables(registry, registry.tables, plain[0])
     except (InputError, InputErrors):
         return False  # the full command finds it again and reports it
 

@@ -36,6 +36,8 @@ Examples:
   tuning-codegen --check --since origin/main
                                       check only tables whose files changed
   tuning-codegen --list               every table with its target and status
+  tuning-codegen --check FILES...     only the tables of these files (each must be
+                                      a manifest, snippet or target of one)
   tuning-codegen --check --format github
                                       in CI: annotate stale regions on their lines
   tuning-codegen --check --format json

@@ -97,6 +97,15 @@ def tables_touching(
     return [t for t in tables if any(registry.real_path(p) in real for p in t.inputs())]
 
 
+def unregistered(registry: Registry, files: Iterable[str]) -> list[str]:
+    """Those of ``files`` that are neither the registry nor a file any of its tables
+    reads or writes."""
+    known = {registry.real_path(registry.path)}
+    known.update(registry.real_path(p) for t in registry.tables for p in t.inputs())
+    resolve = RealPaths()
+    return [f for f in files if resolve(os.path.abspath(f)) not in known]
+
+
 def load_registry(path: str | os.PathLike[str]) -> Registry:
     name = os.fspath(path)
     root_node = compose_yaml(read_text(name), name)

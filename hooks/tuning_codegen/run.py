@@ -16,11 +16,17 @@ from tuning_codegen.errors import (
     EXIT_STALE,
     InputError,
     InputErrors,
+    quote_path,
 )
 from tuning_codegen.generate import plan, regenerate
 from tuning_codegen.hookmode import hook_tables, refuse_deleted_registry
 from tuning_codegen.paths import REGISTRY_NAME
-from tuning_codegen.registry import Registry, discover_registry, tables_touching
+from tuning_codegen.registry import (
+    Registry,
+    discover_registry,
+    tables_touching,
+    unregistered,
+)
 from tuning_codegen.report import Diffs, Reporter, Row, Shown
 from tuning_codegen.table import Table
 
@@ -52,6 +58,7 @@ def run_registry(
     if hook:
         tables = hook_tables(registry, tables, files)
     elif files:
+        _check_registered(registry, files)
         tables = tables_touching(registry, tables, {os.path.abspath(f) for f in files})
     shown = _shown_from(cwd)
     if list_only:
@@ -70,6 +77,22 @@ def run_registry(
         real_of=registry.real_path,
         reporter=reporter,
     )
+
+
+def _check_registered(registry: Registry, files: Sequence[str]) -> None:
+    """Named without ``--hook``, every file must belong to a table: a typo or a file
+    the registry does not know is said, never taken for "nothing to do"."""
+    unknown = unregistered(registry, files)
+    if unknown:
+        tables = ", ".join(t.name for t in registry.tables) or "none"
+        raise InputErrors(
+            InputError(
+                path,
+                f"not a file of any table of {quote_path(registry.path)} (a manifest, "
+                f"snippet or target); tables: {tables}",
+            )
+            for path in unknown
+        )
 
 
 def open_registry(config: str | None, cwd: str, *, hook: bool) -> Registry:

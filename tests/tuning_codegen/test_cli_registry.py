@@ -85,7 +85,6 @@ def test_files_select_affected_tables_only(
     manifest.write_text(manifest.read_text().replace("BN: 112", "BN: 128"))
     before = snapshot(repo)
     # cpp-table is stale too, but nothing it reads is among the files: not touched
-    assert main(["--check", "README.md", "other.txt"]) == 0
     assert main(["--check", "tuning_table_sm90_fp8.yaml"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(
@@ -198,3 +197,26 @@ def test_list_exit_status_follows_check_and_errors(
     assert capsys.readouterr().out.splitlines()[-1] == (
         "cpp-table     cpp/dispatch.cpp     error: cpp/table.yaml:2: error: key 'M' appears twice in one mapping (first on line 2)"
     )
+
+
+def test_a_named_file_no_table_has_is_an_error_listing_the_tables(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --hook, FILES name what to regenerate: a typo or an unregistered path
+    is said, never taken for "nothing to do" (with --hook it is a commit's other
+    file, and ignored)."""
+    before = snapshot(repo)
+    assert main(["--check", "kernels/nothere.yaml", "tuning_table_sm90_fp8.yaml"]) == 2
+    out, err = capsys.readouterr()
+    tables = ", ".join(line.split()[0] for line in _listing(capsys) if line)
+    assert (out, err) == (
+        "",
+        "kernels/nothere.yaml: error: not a file of any table of .tuning-codegen.yaml "
+        f"(a manifest, snippet or target); tables: {tables}\n",
+    )
+    assert snapshot(repo) == before
+
+
+def _listing(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    assert main(["--list"]) == 0
+    return capsys.readouterr().out.splitlines()
