@@ -1,15 +1,19 @@
 """Loading tuning manifests: a YAML mapping whose ``params`` is a list of entries.
 
-Merge keys work in both styles found in real tables (a mapping anchor and a list of
-mappings anchor); a key written twice in one mapping, a malformed document and two
-entries that are equal after merging are errors with file and line.
+Read as the reference tool reads them: ``yaml.safe_load``'s semantics (``yamlload``),
+merge keys wherever it applies them (in both styles found in real tables, and at the
+top level too, so ``params`` may come from a merged mapping), then each entry's keys
+made strings (``yes:`` is the key ``'True'``, which ``[@True]`` uses). A key written
+twice in one mapping (or two keys of one entry that are one string once made
+strings), a malformed document, a value the loader cannot construct and two entries
+that are equal after merging are errors with file and line.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -22,9 +26,13 @@ from tuning_codegen.yamlbounds import (
     check_graph,
     node_budget,
 )
+from tuning_codegen.yamlload import Constructor, compose, construct
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_MERGE_TAG = "tag:yaml.org,2002:merge"
+_TAGS = "tag:yaml.org,2002:"
+_MERGE_TAG = _TAGS + "merge"
+_STR_TAG = _TAGS + "str"
+_MAP_TAG = _TAGS + "map"
+_SEQ_TAG = _TAGS + "seq"
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,8 @@ class Entry:
     index: int
     line: int
     values: Mapping[str, Any]
+    own: Mapping[str, int] = field(default_factory=dict)
+    """The keys the entry writes itself (not through a merge key), with their lines."""
 
 
 @dataclass(frozen=True)
@@ -47,13 +57,7 @@ def load_manifest(path: str | os.PathLike[str]) -> Manifest:
 
 
 def parse_manifest(text: str, path: str) -> Manifest:
-    root = compose_yaml(text, path)
-    if not isinstance(root, yaml.MappingNode):
-        what = "an empty document" if root is None else _describe(root)
-        line = None if root is None else root.start_mark.line + 1
-        raise InputError(
-            path, f"expected a mapping with a 'params' list, got {what}", line=line
-        )
+    root = _root_mapping(compose_yaml(text, path), path)
     params_node = _find_key(root, "params")
     if params_node is None:
         raise InputError(
@@ -61,27 +65,76 @@ def parse_manifest(text: str, path: str) -> Manifest:
             "no 'params' key: a manifest lists its entries under 'params'",
             line=root.start_mark.line + 1,
         )
-    if not isinstance(params_node, yaml.SequenceNode):
+    if not isinstance(params_node, yaml.SequenceNode) or params_node.tag != _SEQ_TAG:
         raise InputError(
             path,
             f"'params' must be a list of mappings, got {_describe(params_node)}",
             line=params_node.start_mark.line + 1,
         )
     for index, item in enumerate(params_node.value):
-        if not isinstance(item, yaml.MappingNode):
+        if not isinstance(item, yaml.MappingNode) or item.tag != _MAP_TAG:
             raise InputError(
                 path,
                 f"params[{index}] must be a mapping, got {_describe(item)}",
                 line=item.start_mark.line + 1,
             )
+    owns = [_own_keys(item, path) for item in params_node.value]  # before merging
     document = construct_yaml(root, path)
     lines = [item.start_mark.line + 1 for item in params_node.value]
     entries = tuple(
-        Entry(i, line, values)
-        for i, (line, values) in enumerate(zip(lines, document["params"]))
+        Entry(i, line, {str(key): value for key, value in values.items()}, own)
+        for i, (line, values, own) in enumerate(
+            zip(lines, document["params"], owns)
+        )
     )
     _check_unique(entries, path)
     return Manifest(path, entries, document)
+
+
+def _root_mapping(root: yaml.Node | None, path: str) -> yaml.MappingNode:
+    """The document's mapping, its top-level merge keys applied (as safe_load does)."""
+    if not isinstance(root, yaml.MappingNode) or root.tag != _MAP_TAG:
+        what = "an empty document" if root is None else _describe(root)
+        line = None if root is None else root.start_mark.line + 1
+        raise InputError(
+            path, f"expected a mapping with a 'params' list, got {what}", line=line
+        )
+    try:
+        Constructor().flatten_mapping(root)
+    except yaml.MarkedYAMLError as exc:
+        raise _yaml_error(exc, path) from None
+    return root
+
+
+def _own_keys(entry: yaml.MappingNode, path: str) -> dict[str, int]:
+    """Each key the entry writes itself, as the string the reference makes of it,
+    with its line; two keys making one string are an error."""
+    own: dict[str, int] = {}
+    spelled: dict[str, str] = {}
+    for key, _ in entry.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
+            continue
+        name = key.value if key.tag == _STR_TAG else _key_string(key)
+        if name is None:
+            continue  # constructing the document reports it
+        line = key.start_mark.line + 1
+        if name in own:
+            raise InputError(
+                path,
+                f"keys {spelled[name]!r} (line {own[name]}) and {key.value!r} are "
+                f"both the key {name!r} once made strings, as the reference tool "
+                "makes them; keep one",
+                line=line,
+            )
+        own[name], spelled[name] = line, key.value
+    return own
+
+
+def _key_string(key: yaml.ScalarNode) -> str | None:
+    try:
+        return str(construct(key))
+    except yaml.YAMLError:
+        return None
 
 
 def compose_yaml(text: str, path: str) -> yaml.Node | None:
@@ -89,9 +142,8 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
     allows only, aliases expanding to at most a budget of nodes, nesting at most
     ``MAX_DEPTH`` deep; and no key written twice in one mapping."""
     check_characters(text, path)
-    loader = _Loader(text)
     try:
-        root = loader.get_single_node()
+        root = compose(text)
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, path) from None
     except yaml.reader.ReaderError as exc:
@@ -103,8 +155,6 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
         raise InputError(
             path, f"invalid YAML: nested more than {MAX_DEPTH} levels deep"
         ) from None
-    finally:
-        loader.dispose()
     if root is not None:
         check_graph(
             root, node_budget(text), path, lambda node: _check_keys_once(node, path)
@@ -113,15 +163,14 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
 
 
 def construct_yaml(node: yaml.Node, path: str) -> Any:
-    loader = _Loader("")
+    """The value of ``node``; any value the loader cannot construct is an error at its
+    line (``yamlload.Constructor``)."""
     try:
-        return loader.construct_document(node)
+        return construct(node)
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, path) from None
-    except (yaml.YAMLError, TypeError, ValueError) as exc:
+    except yaml.YAMLError as exc:
         raise InputError(path, f"invalid YAML: {one_line(str(exc))}") from None
-    finally:
-        loader.dispose()
 
 
 def _yaml_error(exc: yaml.MarkedYAMLError, path: str) -> InputError:
@@ -161,28 +210,30 @@ def _check_keys_once(mapping: yaml.MappingNode, path: str) -> None:
 
 
 def _find_key(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:
+    """The value of the string key ``name``: the last one, as in a merged mapping,
+    where a key of the mapping itself overrides a merged one."""
+    found = None
     for key, value in mapping.value:
-        if (
-            isinstance(key, yaml.ScalarNode)
-            and key.tag != _MERGE_TAG
-            and key.value == name
-        ):
-            return value
-    return None
+        if isinstance(key, yaml.ScalarNode) and key.tag == _STR_TAG:
+            found = value if key.value == name else found
+    return found
 
 
 def _describe(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
-        return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    return f"the scalar {node.value!r}" if node.value else "nothing"
+    if isinstance(node, yaml.ScalarNode):
+        return f"the scalar {node.value!r}" if node.value else "nothing"
+    standard = {yaml.MappingNode: _MAP_TAG, yaml.SequenceNode: _SEQ_TAG}[type(node)]
+    if node.tag != standard:
+        tag = str(node.tag)
+        return f"a {'!!' + tag[len(_TAGS):] if tag.startswith(_TAGS) else tag}"
+    return "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
 
 
 def _check_unique(entries: tuple[Entry, ...], path: str) -> None:
-    first: dict[str, int] = {}
+    """The reference's rule: equal keys and ``repr`` of values, once merged."""
+    first: dict[tuple[tuple[str, str], ...], int] = {}
     for entry in entries:
-        key = repr(sorted(((repr(k), repr(v)) for k, v in entry.values.items())))
+        key = tuple(sorted((k, repr(v)) for k, v in entry.values.items()))
         if key in first:
             raise InputError(
                 path,

@@ -1,6 +1,9 @@
 """Rendering manifest entries through snippet templates into one region of text.
 
-Pure functions: text in, text out. Byte-compatible with the reference tool for Mojo.
+Pure functions: text in, text out. Byte-compatible with the reference tool for Mojo:
+the placeholders are filled first, then the text is stripped of trailing whitespace
+and split into lines as ``str.splitlines`` splits it (a form feed, a vertical tab,
+NEL, U+2028 ... end a line too), each non-empty line indented.
 A value written into a placeholder must be a scalar (string, number, boolean, null),
 one line, and free of every marker of the target; a rendered entry must not contain a
 marker either, so that no run can break the region it writes.
@@ -54,7 +57,9 @@ def describe_type(value: object) -> str:
     return f"a {type(value).__name__}"  # e.g. a date, a datetime
 
 
-_UNSAFE = re.compile(f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}]")
+_UNSAFE = re.compile(
+    f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}\ud800-\udfff]"
+)
 
 
 def value_problem(
@@ -71,6 +76,11 @@ def value_problem(
             return (
                 f"value of {name} contains a line break (U+{ord(char):04X}); "
                 "a value must fit on one line"
+            )
+        if "\ud800" <= char <= "\udfff":  # "\ud800" in YAML: UTF-8 cannot encode it
+            return (
+                f"value of {name} contains a lone surrogate (U+{ord(char):04X}), "
+                "which no UTF-8 file can hold"
             )
         return f"value of {name} contains a control character (U+{ord(char):04X})"
     for marker, what in forbidden.items():
@@ -116,16 +126,19 @@ def fill_placeholders(
 
 
 def indent_lines(text: str, indent: str) -> str:
-    return "\n".join(indent + line if line else line for line in text.split("\n"))
+    """The lines of ``text`` as the reference makes them: every line break that
+    ``str.splitlines`` knows ends a line, non-empty lines indented, joined by LF."""
+    return "\n".join(indent + line if line else line for line in text.splitlines())
 
 
 def select_snippet(
     entry: Entry, snippets: Mapping[str | None, str], manifest_path: str
 ) -> str:
-    """The default snippet (key None), or the variant named by ``_template``."""
-    if TEMPLATE_KEY not in entry.values:
+    """The default snippet (key None), or the variant named by ``_template`` (a null
+    ``_template`` means the default, as in the reference)."""
+    name = entry.values.get(TEMPLATE_KEY)
+    if name is None:
         return snippets[None]
-    name = entry.values[TEMPLATE_KEY]
     if not isinstance(name, str):
         raise InputError(
             manifest_path,
@@ -164,7 +177,7 @@ def render_entry(
     text = (
         f"{indent}{language.comment} Automatically generated from [{source_label}]\n"
         f"{indent}{language.comment} index: [{entry.index}]\n"
-        f"{indent_lines(body, indent)},"
+        f"{indent_lines(body.rstrip(), indent)},"
     )
     for marker, what in forbidden.items():
         if marker in text:  # name the value that brought it, if one did

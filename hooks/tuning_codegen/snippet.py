@@ -18,10 +18,12 @@ BOM = "\ufeff"
 
 
 def normalize_snippet(text: str) -> str:
-    """LF line endings (CRLF and a lone CR alike), no leading BOM, no trailing space."""
+    """LF line endings (CRLF and a lone CR alike, as the reference reads a snippet in
+    text mode) and no leading BOM. Trailing space stays: the reference strips it only
+    once the placeholders are filled (``render``)."""
     if text.startswith(BOM):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _line_of(text: str, index: int) -> int:
