@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.manifest import load_manifest
 from tuning_codegen.render import render_region
 from tuning_codegen.snippet import parse_snippet
@@ -119,6 +120,13 @@ def plan(
     listing every problem found; otherwise returns one update per target, stale or
     not.
     """
+    with paused_gc():  # rendering a large table makes many objects, few garbage
+        return _plan(tables, siblings, real_of)
+
+
+def _plan(
+    tables: Sequence[Table], siblings: Sequence[Table], real_of: Callable[[str], str]
+) -> list[TargetUpdate]:
     cache = _Cache()
     others = group_by_target(t for t in siblings if t not in tables)
     updates: list[TargetUpdate] = []

@@ -68,7 +68,7 @@ class Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = split_lines(text)
-        self.starts = [0, *accumulate(len(line) for line in self.lines)]
+        self.starts = [0, *accumulate(map(len, self.lines))]
 
     def holding(self, marker: str) -> list[int]:
         """Indexes of the lines that contain ``marker``."""

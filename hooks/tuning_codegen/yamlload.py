@@ -32,6 +32,8 @@ _TOO_MANY_COLONS = 2419  # a:b:...: 2,419 colons make at least 60**2419, 4,302 d
 _C_MAY_DIFFER = re.compile("[\t!?\ufeff]|[|>][-+0-9]*#")
 _C_PARSER: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 _SHORT_TAGS = "tag:yaml.org,2002:"
+_MAP_TAG = _SHORT_TAGS + "map"
+_SPECIAL_KEYS = (_SHORT_TAGS + "merge", _SHORT_TAGS + "value")
 
 
 def c_may_differ(text: str) -> bool:
@@ -58,6 +60,7 @@ def compose(text: str) -> yaml.Node | None:
 
 def _compose_with(loader_class: type[yaml.SafeLoader], text: str) -> yaml.Node | None:
     loader = loader_class(text)
+    _remember_resolved(loader)
     try:
         return loader.get_single_node()
     finally:
@@ -66,6 +69,7 @@ def _compose_with(loader_class: type[yaml.SafeLoader], text: str) -> yaml.Node |
 
 def _compose_pure(text: str) -> yaml.Node | None:
     loader = yaml.SafeLoader(text)
+    _remember_resolved(loader)
     try:
         return loader.get_single_node()
     except (ValueError, OverflowError) as exc:  # "\U00110000": chr() refuses it
@@ -76,9 +80,66 @@ def _compose_pure(text: str) -> yaml.Node | None:
         loader.dispose()
 
 
+def _remember_resolved(loader: yaml.SafeLoader) -> None:
+    """Resolve each distinct plain scalar once (keys and common values recur in every
+    entry): a scalar's implicit tag depends on its text and style alone, since the
+    safe loader has no path resolvers."""
+    if loader.yaml_path_resolvers:  # someone added some: resolve as PyYAML does
+        return
+    resolve = loader.resolve
+    known: dict[tuple[str, tuple[bool, bool]], str] = {}
+
+    def remembered(kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode:
+            return resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = known.get(key)
+        if tag is None:
+            tag = known[key] = resolve(kind, value, implicit)
+        return tag
+
+    loader.resolve = remembered  # type: ignore[method-assign]
+
+
 def construct(node: yaml.Node) -> Any:
-    """The Python value of ``node``, as ``yaml.safe_load`` constructs it."""
-    return Constructor().construct_document(node)
+    """The Python value of ``node``, as ``yaml.safe_load`` constructs it; a value that
+    cannot be constructed is a ``ConstructorError`` at its node."""
+    try:
+        return Constructor().construct_document(node)
+    except yaml.YAMLError:
+        raise
+    except Exception as exc:  # KeyError (!!bool 1), AttributeError (!!timestamp x)
+        raise _failing_scalar(node) or ConstructorError(
+            None, None, f"cannot construct this document ({exc})", node.start_mark
+        ) from None
+
+
+def _failing_scalar(root: yaml.Node) -> ConstructorError | None:
+    """The error of the first scalar in ``root`` that cannot be constructed (only
+    scalar constructors fail other than with a ``ConstructorError``): looked for
+    once construction failed, so that constructing costs nothing extra."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                Constructor().construct_object(node)
+            except yaml.YAMLError:
+                continue
+            except (ValueError, OverflowError) as exc:
+                reason = f" ({exc})" if str(exc) else ""
+                return _error(node, f"is not a valid {_tag(node)}{reason}")
+            except Exception:
+                return _error(node, f"is not a valid {_tag(node)}")
+        elif isinstance(node, yaml.SequenceNode):
+            stack += reversed(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack += [part for pair in reversed(node.value) for part in pair[::-1]]
+    return None
 
 
 def _shown(node: yaml.Node) -> str:
@@ -93,38 +154,54 @@ def _tag(node: yaml.Node) -> str:
     return "!!" + tag[len(_SHORT_TAGS) :] if tag.startswith(_SHORT_TAGS) else tag
 
 
+def _error(node: yaml.Node, problem: str) -> ConstructorError:
+    return ConstructorError(None, None, f"{_shown(node)} {problem}", node.start_mark)
+
+
 class Constructor(yaml.constructor.SafeConstructor):
-    """PyYAML's safe constructor, failing with a ``ConstructorError`` at the failing
-    node's mark whatever goes wrong."""
+    """PyYAML's safe constructor, refusing an integer too long to write as text, and
+    quicker at what every table is made of: each distinct scalar (tag and text) is
+    constructed once (scalars make immutable values: str, int, float, bool, None,
+    bytes, dates, so sharing one is invisible), and a plain mapping of scalars to
+    scalars is built at once, as PyYAML would build it in two steps."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scalars: dict[tuple[str, str], Any] = {}
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        try:
-            return super().construct_object(node, deep)
-        except yaml.YAMLError:
-            raise
-        except (ValueError, OverflowError) as exc:
-            reason = f" ({exc})" if str(exc) else ""
-            raise self._error(node, f"is not a valid {_tag(node)}{reason}") from None
-        except Exception:  # KeyError (!!bool 1), AttributeError (!!timestamp x), ...
-            raise self._error(node, f"is not a valid {_tag(node)}") from None
-
-    @staticmethod
-    def _error(node: yaml.Node, problem: str) -> ConstructorError:
-        return ConstructorError(
-            None, None, f"{_shown(node)} {problem}", node.start_mark
-        )
+        kind = type(node)
+        if kind is yaml.ScalarNode:
+            key = (node.tag, node.value)
+            try:
+                return self._scalars[key]
+            except KeyError:
+                value = self._scalars[key] = super().construct_object(node, deep)
+                return value
+        if kind is yaml.MappingNode and _is_flat(node):
+            done = self.constructed_objects.get(node)  # an alias: the same dict
+            if done is None:
+                done = self.constructed_objects[node] = {
+                    self.construct_object(key): self.construct_object(value)
+                    for key, value in node.value
+                }
+            return done
+        return super().construct_object(node, deep)
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        if isinstance(node, yaml.ScalarNode) and _surely_too_long(node.value):
+        text = node.value
+        if type(text) is str and text.isdigit() and len(text) < 20 and text[0] != "0":
+            return int(text)  # what PyYAML makes of a plain decimal, quickly
+        if isinstance(node, yaml.ScalarNode) and _surely_too_long(text):
             raise self._too_long(node)
         value = super().construct_yaml_int(node)
         if abs(value) >= _INT_LIMIT:
             raise self._too_long(node)
         return value
 
-    @classmethod
-    def _too_long(cls, node: yaml.Node) -> ConstructorError:
-        return cls._error(
+    @staticmethod
+    def _too_long(node: yaml.Node) -> ConstructorError:
+        return _error(
             node,
             f"is an integer of more than {MAX_INT_DIGITS} digits, the most Python "
             "writes as text",
@@ -132,6 +209,18 @@ class Constructor(yaml.constructor.SafeConstructor):
 
 
 Constructor.add_constructor("tag:yaml.org,2002:int", Constructor.construct_yaml_int)
+
+
+def _is_flat(node: yaml.MappingNode) -> bool:
+    """A ``!!map`` of scalars to scalars, no merge key (``<<``) or value key (``=``)."""
+    if node.tag != _MAP_TAG:
+        return False
+    for key, value in node.value:
+        if type(key) is not yaml.ScalarNode or type(value) is not yaml.ScalarNode:
+            return False
+        if key.tag in _SPECIAL_KEYS:
+            return False
+    return True
 
 
 def _surely_too_long(text: str) -> bool:
