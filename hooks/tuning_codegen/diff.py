@@ -65,14 +65,16 @@ def matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[Block]:
     stack = [(0, len(a), 0, len(b))]
     while stack:
         alo, ahi, blo, bhi = stack.pop()
-        head = _common_head(a, b, alo, ahi, blo, bhi)
-        if head:
-            blocks.append((alo, blo, head))
-            alo, blo = alo + head, blo + head
-        tail = _common_tail(a, b, alo, ahi, blo, bhi)
-        if tail:
-            blocks.append((ahi - tail, bhi - tail, tail))
-            ahi, bhi = ahi - tail, bhi - tail
+        start = alo
+        while alo < ahi and blo < bhi and a[alo] == b[blo]:
+            alo, blo = alo + 1, blo + 1
+        if alo > start:
+            blocks.append((start, blo - (alo - start), alo - start))
+        end = ahi
+        while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+            ahi, bhi = ahi - 1, bhi - 1
+        if ahi < end:
+            blocks.append((ahi, bhi, end - ahi))
         if alo == ahi or blo == bhi:
             continue
         if (ahi - alo) * (bhi - blo) <= SMALL:
@@ -87,24 +89,6 @@ def matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[Block]:
         if (previous_i, previous_j) != (alo, blo):
             stack.append((previous_i, ahi, previous_j, bhi))
     return _merged(sorted(blocks))
-
-
-def _common_head(
-    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
-) -> int:
-    n = 0
-    while alo + n < ahi and blo + n < bhi and a[alo + n] == b[blo + n]:
-        n += 1
-    return n
-
-
-def _common_tail(
-    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
-) -> int:
-    n = 0
-    while alo < ahi - n and blo < bhi - n and a[ahi - n - 1] == b[bhi - n - 1]:
-        n += 1
-    return n
 
 
 def _difflib_blocks(
@@ -129,12 +113,8 @@ def _unique_anchors(
     a_part, b_part = a[alo:ahi], b[blo:bhi]
     in_a, in_b = Counter(a_part), Counter(b_part)
     where_a = {line: i for i, line in enumerate(a_part, alo) if in_a[line] == 1}
-    pairs = [
-        (where_a[line], j)
-        for j, line in enumerate(b_part, blo)
-        if in_b[line] == 1 and line in where_a
-    ]
-    pairs.sort()
+    where_b = {line: j for j, line in enumerate(b_part, blo) if in_b[line] == 1}
+    pairs = sorted((where_a[line], j) for line, j in where_b.items() if line in where_a)
     return _longest_increasing(pairs)
 
 
@@ -208,8 +188,7 @@ def _hunks(ops: list[Op]) -> Iterator[list[Op]]:
 
 def _header(hunk: list[Op]) -> str:
     return (
-        f"@@ -{_range(hunk[0][1], hunk[-1][2])} "
-        f"+{_range(hunk[0][3], hunk[-1][4])} @@\n"
+        f"@@ -{_range(hunk[0][1], hunk[-1][2])} +{_range(hunk[0][3], hunk[-1][4])} @@\n"
     )
 
 

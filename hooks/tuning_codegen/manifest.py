@@ -89,9 +89,7 @@ def _parse(text: str, path: str) -> Manifest:
     lines = [item.start_mark.line + 1 for item in params_node.value]
     entries = tuple(
         Entry(i, line, {str(key): value for key, value in values.items()}, own)
-        for i, (line, values, own) in enumerate(
-            zip(lines, document["params"], owns)
-        )
+        for i, (line, values, own) in enumerate(zip(lines, document["params"], owns))
     )
     _check_unique(entries, path)
     return Manifest(path, entries, document)
@@ -232,10 +230,10 @@ def _find_key(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:
 def _describe(node: yaml.Node) -> str:
     if isinstance(node, yaml.ScalarNode):
         return f"the scalar {node.value!r}" if node.value else "nothing"
-    standard = {yaml.MappingNode: _MAP_TAG, yaml.SequenceNode: _SEQ_TAG}[type(node)]
+    standard = _MAP_TAG if isinstance(node, yaml.MappingNode) else _SEQ_TAG
     if node.tag != standard:
         tag = str(node.tag)
-        return f"a {'!!' + tag[len(_TAGS):] if tag.startswith(_TAGS) else tag}"
+        return f"a {'!!' + tag[len(_TAGS) :] if tag.startswith(_TAGS) else tag}"
     return "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
 
 

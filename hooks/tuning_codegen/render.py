@@ -11,6 +11,7 @@ marker either, so that no run can break the region it writes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -89,6 +90,33 @@ def value_problem(
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _pieces(snippet: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The snippet's text around its placeholders, and their names (one fewer)."""
+    parts = PLACEHOLDER.split(snippet)
+    return tuple(parts[0::2]), tuple(parts[1::2])
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_value(
+    kind: str, value: Any, literals: tuple[str, str, str]
+) -> tuple[str, bool]:
+    language = Language("", "", *literals)
+    text = format_value(value, language)
+    return text, value_problem("", value, text, {}) is None
+
+
+def _rendered(value: Any, language: Language) -> tuple[str, bool]:
+    """A value's text, and whether it is fit for any placeholder (no forbidden
+    markers considered); the values that recur (ints, strings) are worked out once."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bool or value is None:
+        literals = (language.true, language.false, language.null)
+        return _known_value(kind.__name__, value, literals)  # 1, True: two keys
+    text = format_value(value, language)
+    return text, value_problem("", value, text, {}) is None
+
+
 def _fill(
     snippet: str,
     values: Mapping[str, Any],
@@ -96,25 +124,24 @@ def _fill(
     forbidden: Mapping[str, str],
 ) -> tuple[str, list[str], list[str]]:
     """The filled text, the sorted missing names, and what is wrong with values."""
+    literals, names = _pieces(snippet)
+    out = [literals[0]]
     missing: set[str] = set()
     problems: dict[str, str] = {}
-
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values:
+    for name, literal in zip(names, literals[1:]):
+        if name in values:
+            value = values[name]
+            text, fit = _rendered(value, language)
+            if not fit or forbidden:
+                problem = value_problem(name, value, text, forbidden)
+                if problem is not None:
+                    problems.setdefault(name, problem)
+            out.append(text)
+        else:
             missing.add(name)
-            return match.group(0)
-        text = format_value(values[name], language)
-        problem = value_problem(name, values[name], text, forbidden)
-        if problem is not None:
-            problems.setdefault(name, problem)
-        return text
-
-    return (
-        PLACEHOLDER.sub(substitute, snippet),
-        sorted(missing),
-        list(problems.values()),
-    )
+            out.append(f"[@{name}]")
+        out.append(literal)
+    return "".join(out), sorted(missing), list(problems.values())
 
 
 def fill_placeholders(

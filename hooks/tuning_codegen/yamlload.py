@@ -18,6 +18,7 @@ before constructing, since converting a longer one costs time quadratic in its l
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -81,24 +82,11 @@ def _compose_pure(text: str) -> yaml.Node | None:
 
 
 def _remember_resolved(loader: yaml.SafeLoader) -> None:
-    """Resolve each distinct plain scalar once (keys and common values recur in every
-    entry): a scalar's implicit tag depends on its text and style alone, since the
-    safe loader has no path resolvers."""
-    if loader.yaml_path_resolvers:  # someone added some: resolve as PyYAML does
-        return
-    resolve = loader.resolve
-    known: dict[tuple[str, tuple[bool, bool]], str] = {}
-
-    def remembered(kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
-        if kind is not yaml.ScalarNode:
-            return resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = known.get(key)
-        if tag is None:
-            tag = known[key] = resolve(kind, value, implicit)
-        return tag
-
-    loader.resolve = remembered  # type: ignore[method-assign]
+    """Resolve each distinct scalar spelling once (keys and common values recur in
+    every entry): without path resolvers, which the safe loader has none of, a tag
+    depends on the node's kind, text and style alone."""
+    if not loader.yaml_path_resolvers:
+        loader.resolve = functools.lru_cache(maxsize=None)(loader.resolve)  # type: ignore[method-assign]
 
 
 def construct(node: yaml.Node) -> Any:
@@ -178,7 +166,7 @@ class Constructor(yaml.constructor.SafeConstructor):
             except KeyError:
                 value = self._scalars[key] = super().construct_object(node, deep)
                 return value
-        if kind is yaml.MappingNode and _is_flat(node):
+        if isinstance(node, yaml.MappingNode) and _is_flat(node):
             done = self.constructed_objects.get(node)  # an alias: the same dict
             if done is None:
                 done = self.constructed_objects[node] = {
@@ -208,7 +196,9 @@ class Constructor(yaml.constructor.SafeConstructor):
         )
 
 
-Constructor.add_constructor("tag:yaml.org,2002:int", Constructor.construct_yaml_int)
+Constructor.add_constructor(  # type: ignore[type-var]  # stubs: loaders only
+    "tag:yaml.org,2002:int", Constructor.construct_yaml_int
+)
 
 
 def _is_flat(node: yaml.MappingNode) -> bool:
