@@ -15,10 +15,10 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.errors import InputError, InputErrors, warn
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.manifest import load_manifest
-from tuning_codegen.render import render_region
+from tuning_codegen.render import render_region, typo_warnings
 from tuning_codegen.snippet import parse_snippet
 from tuning_codegen.splice import (
     Markers,
@@ -77,7 +77,7 @@ def render_table(
         errors.append(exc)
     if errors:
         raise InputErrors(errors)
-    return render_region(
+    region = render_region(
         manifest.entries,
         snippets,
         source_label=table.source_label,
@@ -86,6 +86,8 @@ def render_table(
         language=table.language,
         forbidden=forbidden,
     )
+    warn(typo_warnings(manifest.entries, snippets, table.manifest))
+    return region
 
 
 def file_identity(path: str) -> str:

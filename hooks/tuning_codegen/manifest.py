@@ -30,7 +30,7 @@ from tuning_codegen.yamlbounds import (
 from tuning_codegen.yamlload import Constructor, compose, construct
 
 _TAGS = "tag:yaml.org,2002:"
-_MERGE_TAG = _TAGS + "merge"
+MERGE_TAG = _TAGS + "merge"
 _STR_TAG = _TAGS + "str"
 _MAP_TAG = _TAGS + "map"
 _SEQ_TAG = _TAGS + "seq"
@@ -116,7 +116,7 @@ def _own_keys(entry: yaml.MappingNode, path: str) -> dict[str, int]:
     own: dict[str, int] = {}
     spelled: dict[str, str] = {}
     for key, _ in entry.value:
-        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == MERGE_TAG:
             continue
         name = key.value if key.tag == _STR_TAG else _key_string(key)
         if name is None:
@@ -191,7 +191,7 @@ def _yaml_error(exc: yaml.MarkedYAMLError, path: str) -> InputError:
 
 def describe_key(key: yaml.Node) -> str:
     """A mapping key as a message shows it: ``'name'``, or what it is if not a name."""
-    if key.tag == _MERGE_TAG:
+    if key.tag == MERGE_TAG:
         return "merge key '<<'"
     if isinstance(key, yaml.ScalarNode):
         return f"'{key.value}'"
@@ -208,7 +208,7 @@ def _check_keys_once(mapping: yaml.MappingNode, path: str) -> None:
         line = key.start_mark.line + 1
         if ident in seen:
             what = describe_key(key)
-            what = what if key.tag == _MERGE_TAG else f"key {what}"
+            what = what if key.tag == MERGE_TAG else f"key {what}"
             raise InputError(
                 path,
                 f"{what} appears twice in one mapping (first on line {seen[ident]})",

@@ -16,10 +16,18 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tuning_codegen.errors import CONTROLS, LINE_BREAKS, InputError, InputErrors
+from tuning_codegen.errors import (
+    CONTROLS,
+    LINE_BREAKS,
+    InputError,
+    InputErrors,
+    InputWarning,
+    Location,
+)
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 from tuning_codegen.manifest import Entry
-from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet
+from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet, split_placeholders
+from tuning_codegen.typos import missing_hint, typo_message, typos
 
 __all__ = [
     "DEFAULT_INDENT",
@@ -31,6 +39,7 @@ __all__ = [
     "render_entry",
     "render_region",
     "select_snippet",
+    "typo_warnings",
     "value_problem",
 ]
 
@@ -90,13 +99,6 @@ def value_problem(
     return None
 
 
-@functools.lru_cache(maxsize=64)
-def _pieces(snippet: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The snippet's text around its placeholders, and their names (one fewer)."""
-    parts = PLACEHOLDER.split(snippet)
-    return tuple(parts[0::2]), tuple(parts[1::2])
-
-
 @functools.lru_cache(maxsize=4096)
 def _known_value(
     kind: str, value: Any, literals: tuple[str, str, str]
@@ -124,7 +126,7 @@ def _fill(
     forbidden: Mapping[str, str],
 ) -> tuple[str, list[str], list[str]]:
     """The filled text, the sorted missing names, and what is wrong with values."""
-    literals, names = _pieces(snippet)
+    literals, names = split_placeholders(snippet)
     out = [literals[0]]
     missing: set[str] = set()
     problems: dict[str, str] = {}
@@ -198,7 +200,8 @@ def render_entry(
     forbidden = forbidden or {}
     body, missing, problems = _fill(snippet, entry.values, language, {})
     if missing:
-        problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}")
+        hint = missing_hint(typos(entry, snippet), missing)
+        problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}{hint}")
     if problems:
         raise _entry_error(entry, manifest_path, "; ".join(problems))
     text = (
@@ -255,3 +258,16 @@ def render_region(
     if errors:
         raise InputErrors(errors)
     return "\n".join(parts)
+
+
+def typo_warnings(
+    entries: Sequence[Entry], snippets: Mapping[str | None, str], manifest_path: str
+) -> list[InputWarning]:
+    """A warning at each key that looks like a typo of a placeholder (``typos``)."""
+    found = []
+    for entry in entries:
+        for key, name, line in typos(entry, select_snippet(entry, snippets, "")):
+            found.append(
+                InputWarning(Location(manifest_path, line), typo_message(key, name))
+            )
+    return found

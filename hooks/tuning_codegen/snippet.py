@@ -7,6 +7,7 @@ naming the snippet's line, as is a snippet with nothing in it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -26,6 +27,13 @@ def normalize_snippet(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+@functools.lru_cache(maxsize=64)
+def split_placeholders(snippet: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The snippet's text around its placeholders, and their names (one fewer)."""
+    parts = PLACEHOLDER.split(snippet)
+    return tuple(parts[0::2]), tuple(parts[1::2])
+
+
 def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
@@ -34,7 +42,8 @@ def parse_snippet(
     text: str, path: str, forbidden: Mapping[str, str] | None = None
 ) -> str:
     """The normalized snippet; refuses an empty one, a malformed placeholder, and one
-    containing a marker of ``forbidden`` (marker -> what it is)."""
+    whose text (placeholders aside: they are replaced) contains a marker of
+    ``forbidden`` (marker -> what it is)."""
     body = normalize_snippet(text)
     if not body.strip():
         raise InputError(path, "empty snippet: it must hold the text of one entry")
@@ -49,8 +58,9 @@ def parse_snippet(
                 line=_line_of(body, start),
             )
         start = body.find(OPENING, start + len(OPENING))
+    text = PLACEHOLDER.sub(lambda m: "\0" * len(m.group()), body)  # [@M_END] is no END
     for marker, what in (forbidden or {}).items():
-        found = body.find(marker)
+        found = text.find(marker)
         if found != -1:
             raise InputError(path, f"contains {what}", line=_line_of(body, found))
     return body
