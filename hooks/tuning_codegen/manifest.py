@@ -113,6 +113,8 @@ def _root_mapping(root: yaml.Node | None, path: str) -> yaml.MappingNode:
 def _own_keys(entry: yaml.MappingNode, path: str) -> dict[str, int]:
     """Each key the entry writes itself, as the string the reference makes of it,
     with its line; two keys making one string are an error."""
+    if all(key.tag == _STR_TAG for key, _ in entry.value):  # the usual case
+        return {key.value: key.start_mark.line + 1 for key, _ in entry.value}
     own: dict[str, int] = {}
     spelled: dict[str, str] = {}
     for key, _ in entry.value:
@@ -200,6 +202,11 @@ def describe_key(key: yaml.Node) -> str:
 
 def _check_keys_once(mapping: yaml.MappingNode, path: str) -> None:
     """A key written twice in one mapping is an error (PyYAML keeps the last)."""
+    pairs = mapping.value
+    if len({key.value for key, _ in pairs if type(key) is yaml.ScalarNode}) == len(
+        pairs
+    ):
+        return  # every key spelled differently (the usual case): none twice
     seen: dict[tuple[str, str], int] = {}
     for key, _ in mapping.value:
         if not isinstance(key, yaml.ScalarNode):
