@@ -27,7 +27,7 @@ from tuning_codegen.yamlbounds import (
     check_graph,
     node_budget,
 )
-from tuning_codegen.yamlload import Constructor, compose, construct
+from tuning_codegen.yamlload import Constructor, TooDeep, compose, construct
 
 _TAGS = "tag:yaml.org,2002:"
 MERGE_TAG = _TAGS + "merge"
@@ -150,6 +150,11 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
     check_characters(text, path)
     try:
         root = compose(text)
+    except TooDeep as exc:
+        line = None if exc.problem_mark is None else exc.problem_mark.line + 1
+        raise InputError(
+            path, f"invalid YAML: nested more than {MAX_DEPTH} levels deep", line=line
+        ) from None
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, path) from None
     except yaml.reader.ReaderError as exc:

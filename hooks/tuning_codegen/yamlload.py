@@ -25,7 +25,14 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
-__all__ = ["MAX_INT_DIGITS", "Constructor", "c_may_differ", "compose", "construct"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "Constructor",
+    "TooDeep",
+    "c_may_differ",
+    "compose",
+    "construct",
+]
 
 MAX_INT_DIGITS = 4300  # Python's default int_max_str_digits, on every version
 _INT_LIMIT = 10**MAX_INT_DIGITS
@@ -35,6 +42,10 @@ _C_PARSER: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 _SHORT_TAGS = "tag:yaml.org,2002:"
 _MAP_TAG = _SHORT_TAGS + "map"
 _SPECIAL_KEYS = (_SHORT_TAGS + "merge", _SHORT_TAGS + "value")
+
+
+class TooDeep(yaml.MarkedYAMLError):
+    """Nested deeper than the parser can go (Python's recursion limit), at a mark."""
 
 
 def c_may_differ(text: str) -> bool:
@@ -52,9 +63,13 @@ def compose(text: str) -> yaml.Node | None:
         return _compose_pure(text)
     try:
         return _compose_with(_C_PARSER, text)
+    except RecursionError:  # the pure loader says where (it stops sooner)
+        return _compose_pure(text)
     except yaml.YAMLError as refused:
         try:  # libyaml refuses a few documents safe_load reads: its verdict stands
             return _compose_pure(text)
+        except TooDeep:
+            raise  # one wording for too deep, whichever parser noticed
         except yaml.YAMLError:
             raise refused from None
 
@@ -76,6 +91,10 @@ def _compose_pure(text: str) -> yaml.Node | None:
     except (ValueError, OverflowError) as exc:  # "\U00110000": chr() refuses it
         raise yaml.MarkedYAMLError(
             problem=f"cannot read an escape: {exc}", problem_mark=loader.get_mark()
+        ) from None
+    except RecursionError:
+        raise TooDeep(
+            problem="nested too deep", problem_mark=loader.get_mark()
         ) from None
     finally:
         loader.dispose()

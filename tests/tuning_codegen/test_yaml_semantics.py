@@ -412,3 +412,15 @@ def test_a_registry_merge_key_is_called_a_merge_key(
         f"{table / 'reg.yaml'}:{line}: error: a merge key ('<<') {where}: the "
         "registry takes none; write each table's settings out in full\n"
     )
+
+
+@pytest.mark.parametrize("tag", ["", "!!str "], ids=["libyaml", "pure-python"])
+def test_nesting_deeper_than_a_parser_goes_has_its_line(table: Path, tag: str) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    (table / "m.yaml").write_text(f"params:\n- M: 1\nx: {tag}{deep}\n")
+    done = codegen(table, "--check")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        done.stderr
+        == "m.yaml:3: error: invalid YAML: nested more than 100 levels deep\n"
+    )
