@@ -5,7 +5,7 @@
 the pure scanner refuses, the lone tag ``!`` (``M: !`` is ``''`` for libyaml and
 ``None`` for ``safe_load``), a BOM after the start, ``?`` inside a flow scalar, a
 comment right after a block scalar's indicator (``|#``). A text holding none of those
-is composed by libyaml, where the two agree (``test_yaml_loaders.py`` compares them on
+is composed by libyaml, where the two agree (``test_yaml_semantics.py`` compares them on
 generated documents); any other text, and any text libyaml refuses, by the
 pure-Python loader, whose verdict stands.
 
@@ -105,7 +105,8 @@ def _remember_resolved(loader: yaml.SafeLoader) -> None:
     every entry): without path resolvers, which the safe loader has none of, a tag
     depends on the node's kind, text and style alone."""
     if not loader.yaml_path_resolvers:
-        loader.resolve = functools.lru_cache(maxsize=None)(loader.resolve)  # type: ignore[method-assign]
+        remembered = functools.lru_cache(maxsize=None)(loader.resolve)
+        loader.resolve = remembered  # type: ignore[method-assign]
 
 
 def construct(node: yaml.Node) -> Any:
