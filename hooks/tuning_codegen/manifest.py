@@ -113,7 +113,9 @@ def _root_mapping(root: yaml.Node | None, path: str) -> yaml.MappingNode:
 def _own_keys(entry: yaml.MappingNode, path: str) -> dict[str, int]:
     """Each key the entry writes itself, as the string the reference makes of it,
     with its line; two keys making one string are an error."""
-    if all(key.tag == _STR_TAG for key, _ in entry.value):  # the usual case
+    if all(
+        key.tag == _STR_TAG and type(key) is yaml.ScalarNode for key, _ in entry.value
+    ):  # the usual case: every key a string
         return {key.value: key.start_mark.line + 1 for key, _ in entry.value}
     own: dict[str, int] = {}
     spelled: dict[str, str] = {}
