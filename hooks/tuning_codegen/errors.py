@@ -88,6 +88,24 @@ class InputError(Exception):
         return one_line(f"{self.location}: error: {self.message}")
 
 
+@dataclass(frozen=True)
+class InputWarning:
+    """Something in the input that is likely a mistake but not an error: printed as
+    one line, ``path[:line]: warning: message``; the exit code does not change."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        return one_line(f"{self.location}: warning: {self.message}")
+
+
+def warn(warnings: Iterable[InputWarning]) -> None:
+    """Print each warning on stderr, now."""
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+
+
 class InputErrors(Exception):
     """Several independent errors found in one run, all reported together."""
 

@@ -15,10 +15,11 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.errors import InputError, InputErrors, warn
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
 from tuning_codegen.manifest import load_manifest
-from tuning_codegen.render import render_region
+from tuning_codegen.render import render_region, typo_warnings
 from tuning_codegen.snippet import parse_snippet
 from tuning_codegen.splice import (
     Markers,
@@ -78,7 +79,7 @@ def render_table(
         errors.append(exc)
     if errors:
         raise InputErrors(errors)
-    return render_region(
+    region = render_region(
         manifest.entries,
         snippets,
         source_label=table.source_label,
@@ -87,6 +88,8 @@ def render_table(
         language=table.language,
         forbidden=forbidden,
     )
+    warn(typo_warnings(manifest.entries, snippets, table.manifest))
+    return region
 
 
 def file_identity(path: str) -> str:
@@ -121,6 +124,13 @@ def plan(
     listing every problem found; otherwise returns one update per target, stale or
     not.
     """
+    with paused_gc():  # rendering a large table makes many objects, few garbage
+        return _plan(tables, siblings, real_of)
+
+
+def _plan(
+    tables: Sequence[Table], siblings: Sequence[Table], real_of: Callable[[str], str]
+) -> list[TargetUpdate]:
     cache = _Cache()
     others = group_by_target(t for t in siblings if t not in tables)
     updates: list[TargetUpdate] = []

@@ -26,7 +26,12 @@ import yaml
 from tuning_codegen.crosscheck import shared_markers, targets_read
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
-from tuning_codegen.manifest import compose_yaml, construct_yaml, describe_key
+from tuning_codegen.manifest import (
+    MERGE_TAG,
+    compose_yaml,
+    construct_yaml,
+    describe_key,
+)
 from tuning_codegen.paths import (
     REGISTRY_NAME,
     RealPaths,
@@ -148,6 +153,8 @@ def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
         raise InputError(path, "expected a mapping with a 'tables' list", line=line)
     tables_node: yaml.Node | None = None
     for key, value in root.value:
+        if key.tag == MERGE_TAG:
+            raise _merge_key(key, path, "at the top level")
         if isinstance(key, yaml.ScalarNode) and key.value == "tables":
             tables_node = value
         else:
@@ -171,8 +178,19 @@ def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
     return tables_node
 
 
+def _merge_key(key: yaml.Node, path: str, where: str) -> InputError:
+    return InputError(
+        path,
+        f"a merge key ('<<') {where}: the registry takes none; write each table's "
+        "settings out in full",
+        line=key.start_mark.line + 1,
+    )
+
+
 def _check_keys(node: yaml.MappingNode, path: str) -> None:
     for key, _ in node.value:
+        if key.tag == MERGE_TAG:
+            raise _merge_key(key, path, "in a table")
         if isinstance(key, yaml.ScalarNode) and key.value in KNOWN_KEYS:
             continue
         import difflib  # only when a key is wrong: keeps the hook's start-up small

@@ -1,6 +1,9 @@
 """Rendering manifest entries through snippet templates into one region of text.
 
-Pure functions: text in, text out. Byte-compatible with the reference tool for Mojo.
+Pure functions: text in, text out. Byte-compatible with the reference tool for Mojo:
+the placeholders are filled first, then the text is stripped of trailing whitespace
+and split into lines as ``str.splitlines`` splits it (a form feed, a vertical tab,
+NEL, U+2028 ... end a line too), each non-empty line indented.
 A value written into a placeholder must be a scalar (string, number, boolean, null),
 one line, and free of every marker of the target; a rendered entry must not contain a
 marker either, so that no run can break the region it writes.
@@ -8,14 +11,23 @@ marker either, so that no run can break the region it writes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tuning_codegen.errors import CONTROLS, LINE_BREAKS, InputError, InputErrors
+from tuning_codegen.errors import (
+    CONTROLS,
+    LINE_BREAKS,
+    InputError,
+    InputErrors,
+    InputWarning,
+    Location,
+)
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 from tuning_codegen.manifest import Entry
-from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet
+from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet, split_placeholders
+from tuning_codegen.typos import missing_hint, typo_message, typos
 
 __all__ = [
     "DEFAULT_INDENT",
@@ -27,6 +39,7 @@ __all__ = [
     "render_entry",
     "render_region",
     "select_snippet",
+    "typo_warnings",
     "value_problem",
 ]
 
@@ -54,7 +67,9 @@ def describe_type(value: object) -> str:
     return f"a {type(value).__name__}"  # e.g. a date, a datetime
 
 
-_UNSAFE = re.compile(f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}]")
+_UNSAFE = re.compile(
+    f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}\ud800-\udfff]"
+)
 
 
 def value_problem(
@@ -72,11 +87,36 @@ def value_problem(
                 f"value of {name} contains a line break (U+{ord(char):04X}); "
                 "a value must fit on one line"
             )
+        if "\ud800" <= char <= "\udfff":  # "\ud800" in YAML: UTF-8 cannot encode it
+            return (
+                f"value of {name} contains a lone surrogate (U+{ord(char):04X}), "
+                "which no UTF-8 file can hold"
+            )
         return f"value of {name} contains a control character (U+{ord(char):04X})"
     for marker, what in forbidden.items():
         if marker in text:
             return f"value of {name} contains {what}"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_value(
+    kind: str, value: Any, literals: tuple[str, str, str]
+) -> tuple[str, bool]:
+    language = Language("", "", *literals)
+    text = format_value(value, language)
+    return text, value_problem("", value, text, {}) is None
+
+
+def _rendered(value: Any, language: Language) -> tuple[str, bool]:
+    """A value's text, and whether it is fit for any placeholder (no forbidden
+    markers considered); the values that recur (ints, strings) are worked out once."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bool or value is None:
+        literals = (language.true, language.false, language.null)
+        return _known_value(kind.__name__, value, literals)  # 1, True: two keys
+    text = format_value(value, language)
+    return text, value_problem("", value, text, {}) is None
 
 
 def _fill(
@@ -86,25 +126,24 @@ def _fill(
     forbidden: Mapping[str, str],
 ) -> tuple[str, list[str], list[str]]:
     """The filled text, the sorted missing names, and what is wrong with values."""
+    literals, names = split_placeholders(snippet)
+    out = [literals[0]]
     missing: set[str] = set()
     problems: dict[str, str] = {}
-
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values:
+    for name, literal in zip(names, literals[1:]):
+        if name in values:
+            value = values[name]
+            text, fit = _rendered(value, language)
+            if not fit or forbidden:
+                problem = value_problem(name, value, text, forbidden)
+                if problem is not None:
+                    problems.setdefault(name, problem)
+            out.append(text)
+        else:
             missing.add(name)
-            return match.group(0)
-        text = format_value(values[name], language)
-        problem = value_problem(name, values[name], text, forbidden)
-        if problem is not None:
-            problems.setdefault(name, problem)
-        return text
-
-    return (
-        PLACEHOLDER.sub(substitute, snippet),
-        sorted(missing),
-        list(problems.values()),
-    )
+            out.append(f"[@{name}]")
+        out.append(literal)
+    return "".join(out), sorted(missing), list(problems.values())
 
 
 def fill_placeholders(
@@ -116,16 +155,19 @@ def fill_placeholders(
 
 
 def indent_lines(text: str, indent: str) -> str:
-    return "\n".join(indent + line if line else line for line in text.split("\n"))
+    """The lines of ``text`` as the reference makes them: every line break that
+    ``str.splitlines`` knows ends a line, non-empty lines indented, joined by LF."""
+    return "\n".join(indent + line if line else line for line in text.splitlines())
 
 
 def select_snippet(
     entry: Entry, snippets: Mapping[str | None, str], manifest_path: str
 ) -> str:
-    """The default snippet (key None), or the variant named by ``_template``."""
-    if TEMPLATE_KEY not in entry.values:
+    """The default snippet (key None), or the variant named by ``_template`` (a null
+    ``_template`` means the default, as in the reference)."""
+    name = entry.values.get(TEMPLATE_KEY)
+    if name is None:
         return snippets[None]
-    name = entry.values[TEMPLATE_KEY]
     if not isinstance(name, str):
         raise InputError(
             manifest_path,
@@ -158,13 +200,14 @@ def render_entry(
     forbidden = forbidden or {}
     body, missing, problems = _fill(snippet, entry.values, language, {})
     if missing:
-        problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}")
+        hint = missing_hint(typos(entry, snippet), missing)
+        problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}{hint}")
     if problems:
         raise _entry_error(entry, manifest_path, "; ".join(problems))
     text = (
         f"{indent}{language.comment} Automatically generated from [{source_label}]\n"
         f"{indent}{language.comment} index: [{entry.index}]\n"
-        f"{indent_lines(body, indent)},"
+        f"{indent_lines(body.rstrip(), indent)},"
     )
     for marker, what in forbidden.items():
         if marker in text:  # name the value that brought it, if one did
@@ -215,3 +258,16 @@ def render_region(
     if errors:
         raise InputErrors(errors)
     return "\n".join(parts)
+
+
+def typo_warnings(
+    entries: Sequence[Entry], snippets: Mapping[str | None, str], manifest_path: str
+) -> list[InputWarning]:
+    """A warning at each key that looks like a typo of a placeholder (``typos``)."""
+    found = []
+    for entry in entries:
+        for key, name, line in typos(entry, select_snippet(entry, snippets, "")):
+            found.append(
+                InputWarning(Location(manifest_path, line), typo_message(key, name))
+            )
+    return found

@@ -7,6 +7,7 @@ naming the snippet's line, as is a snippet with nothing in it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -18,10 +19,19 @@ BOM = "\ufeff"
 
 
 def normalize_snippet(text: str) -> str:
-    """LF line endings (CRLF and a lone CR alike), no leading BOM, no trailing space."""
+    """LF line endings (CRLF and a lone CR alike, as the reference reads a snippet in
+    text mode) and no leading BOM. Trailing space stays: the reference strips it only
+    once the placeholders are filled (``render``)."""
     if text.startswith(BOM):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@functools.lru_cache(maxsize=64)
+def split_placeholders(snippet: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The snippet's text around its placeholders, and their names (one fewer)."""
+    parts = PLACEHOLDER.split(snippet)
+    return tuple(parts[0::2]), tuple(parts[1::2])
 
 
 def _line_of(text: str, index: int) -> int:
@@ -32,7 +42,8 @@ def parse_snippet(
     text: str, path: str, forbidden: Mapping[str, str] | None = None
 ) -> str:
     """The normalized snippet; refuses an empty one, a malformed placeholder, and one
-    containing a marker of ``forbidden`` (marker -> what it is)."""
+    whose text (placeholders aside: they are replaced) contains a marker of
+    ``forbidden`` (marker -> what it is)."""
     body = normalize_snippet(text)
     if not body.strip():
         raise InputError(path, "empty snippet: it must hold the text of one entry")
@@ -47,8 +58,9 @@ def parse_snippet(
                 line=_line_of(body, start),
             )
         start = body.find(OPENING, start + len(OPENING))
+    text = PLACEHOLDER.sub(lambda m: "\0" * len(m.group()), body)  # [@M_END] is no END
     for marker, what in (forbidden or {}).items():
-        found = body.find(marker)
+        found = text.find(marker)
         if found != -1:
             raise InputError(path, f"contains {what}", line=_line_of(body, found))
     return body

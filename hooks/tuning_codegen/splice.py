@@ -1,10 +1,12 @@
 """Finding marker lines and replacing the regions between them: text in, text out.
 
 A region is everything strictly between the line holding its begin marker and the line
-holding its end marker. Each marker occurs on exactly one line, begin before end; with
-a comment prefix given (the target's language), a marker line must be a comment line:
-only indentation before the prefix. The regions of the tables sharing a target never
-share a line, nest or overlap.
+holding its end marker. Lines are what the reference tool splits (``str.splitlines``):
+LF, CRLF and a lone CR end a line, and so do a form feed, a vertical tab, NEL, U+2028
+and the other breaks it knows. Each marker occurs on exactly one line, begin before
+end; with a comment prefix given (the target's language), a marker line must be a
+comment line: only indentation before the prefix. The regions of the tables sharing a
+target never share a line, nest or overlap.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.errors import LINE_BREAKS, InputError, InputErrors
 
 INDENTATION = " \t\f"
 BOM = "\ufeff"  # may start a UTF-8 file, before the first line's indentation
@@ -43,14 +45,16 @@ class Region:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines with their endings; only LF ends a line (a CR before it stays in it)."""
-    lines = text.split("\n")
-    last = lines.pop()
-    return [line + "\n" for line in lines] + ([last] if last else [])
+    """Lines with their endings, split where the reference splits them."""
+    return text.splitlines(keepends=True)
 
 
 def line_ending(line: str) -> str:
-    return "\r\n" if line.endswith("\r\n") else "\n"
+    """The ending generated lines get after this (begin marker) line: CRLF or CR to
+    keep a CRLF or CR file so, else LF (as the reference writes after any break)."""
+    if line.endswith("\r\n"):
+        return "\r\n"
+    return "\r" if line.endswith("\r") else "\n"
 
 
 def is_comment_line(line: str, comment: str) -> bool:
@@ -64,11 +68,11 @@ class Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = split_lines(text)
-        self.starts = [0, *accumulate(len(line) for line in self.lines)]
+        self.starts = [0, *accumulate(map(len, self.lines))]
 
     def holding(self, marker: str) -> list[int]:
         """Indexes of the lines that contain ``marker``."""
-        if not marker or "\n" in marker:  # "" is in every line; LF only ends one
+        if not marker or any(c in LINE_BREAKS for c in marker):  # "" is in each
             return [i for i, line in enumerate(self.lines) if marker in line]
         found: list[int] = []
         at = self.text.find(marker)

@@ -56,6 +56,34 @@ def _unsafe(text: str) -> str | None:
     return None
 
 
+def _comment_problems(table: Table) -> list[tuple[str, str]]:
+    """A marker in the comments every generated entry starts with would occur once
+    per entry: blame the source label if it brings the marker, else the marker."""
+    comment = table.language.comment
+    label = f"{comment} Automatically generated from [{table.source_label}]"
+    index = f"{comment} index: ["
+    problems = []
+    for key, what in (("begin_marker", "begin"), ("end_marker", "end")):
+        marker = getattr(table, key)
+        if not marker.strip():
+            continue
+        if marker in table.source_label:  # worded as crosscheck words it
+            problems.append(
+                ("source_label", f"source_label contains {table.markers()[marker]}")
+            )
+        elif marker in label or marker in index:
+            line = label if marker in label else f"{index}0]"
+            problems.append(
+                (
+                    key,
+                    f"the {what} marker {marker!r} occurs in the comments every "
+                    f"generated entry starts with ({line!r}); choose a marker "
+                    "they do not hold",
+                )
+            )
+    return problems
+
+
 def setting_problems(table: Table) -> list[tuple[str, str]]:
     """``(setting, problem)`` for each setting that could break the target's lines."""
     problems: list[tuple[str, str]] = []
@@ -66,6 +94,7 @@ def setting_problems(table: Table) -> list[tuple[str, str]]:
     if table.indent.strip(" \t"):
         problems.append(("indent", "'indent' must be a string of spaces or tabs"))
     begin, end = table.begin_marker, table.end_marker
+    problems += _comment_problems(table)
     if not begin.strip() or not end.strip():
         problems.append(("begin_marker", "a marker must not be empty or blank"))
     elif begin in end or end in begin:

@@ -64,13 +64,20 @@ def check_graph(
     budget: int,
     path: str,
     visit: Callable[[yaml.MappingNode], None] | None = None,
+    *,
+    aliases: bool = True,
 ) -> None:
     """Refuse a graph whose expansion exceeds ``budget`` nodes or ``MAX_DEPTH``.
 
     Depth-first without recursion (the graph may be nested as deep as the parser
     allows); each node is measured once, scalars without a stack entry. ``visit`` is
-    called once for every mapping, so other checks need no walk of their own.
+    called once for every mapping, so other checks need no walk of their own. Without
+    ``aliases`` (the text has no ``*``) the graph is a tree no larger than its text:
+    only its depth is measured.
     """
+    if not aliases:
+        _check_tree(root, path, visit)
+        return
     size: dict[int, int] = {}
     depth: dict[int, int] = {}
     open_nodes: set[int] = set()
@@ -101,6 +108,33 @@ def check_graph(
                 size[kid_key] = depth[kid_key] = 1
             else:
                 stack.append((kid, None))
+
+
+def _check_tree(
+    root: yaml.Node, path: str, visit: Callable[[yaml.MappingNode], None] | None
+) -> None:
+    """``check_graph`` for a graph without aliases: depth and ``visit`` only."""
+    if type(root) is yaml.ScalarNode:
+        return
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()  # depth: of the node; its kids are one deeper
+        if depth + (1 if node.value else 0) > MAX_DEPTH:
+            raise _error(node, path, f"nested more than {MAX_DEPTH} levels deep")
+        if type(node) is yaml.MappingNode:
+            if visit is not None:
+                visit(node)
+            for key, value in node.value:
+                if type(key) is not yaml.ScalarNode:
+                    stack.append((key, depth + 1))
+                if type(value) is not yaml.ScalarNode:
+                    stack.append((value, depth + 1))
+        else:
+            stack += [
+                (kid, depth + 1)
+                for kid in node.value
+                if type(kid) is not yaml.ScalarNode
+            ]
 
 
 def _check_measures(

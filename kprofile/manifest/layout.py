@@ -30,8 +30,10 @@ from kprofile.manifest.records import (
     mapping_values,
 )
 from kprofile.manifest.text_edit import content_end
+from tuning_codegen.errors import InputError, one_line
 from tuning_codegen.manifest import compose_yaml, construct_yaml, parse_manifest
 from tuning_codegen.values import entry_key
+from tuning_codegen.yamlload import c_may_differ
 
 _MAP_TAG = "tag:yaml.org,2002:map"
 
@@ -114,9 +116,16 @@ def _read(text: str, path: str, *, positions: bool) -> tuple[Read, SeqRecord]:
     try:
         found = read(text, positions=positions)
         return found, _params(found.root)
-    except (yaml.YAMLError, Invalid):
+    except (yaml.YAMLError, Invalid) as exc:
         parse_manifest(text, path)  # raises the error tuning-codegen reports
-        raise AssertionError(f"{path}: read refused, parse_manifest did not") from None
+        why = (  # tuning-codegen reads it; kprofile cannot say where things are
+            "its 'params' list comes through a top-level merge key (<<); write "
+            "'params:' in the file itself"
+            if isinstance(exc, Invalid)
+            else "libyaml, which finds where its entries stand, refuses it "
+            f"({one_line(str(exc))}); yaml.safe_load reads it"
+        )
+        raise InputError(path, f"kprofile cannot edit this manifest: {why}") from None
 
 
 def _params(root: Node) -> SeqRecord:
@@ -165,7 +174,13 @@ def _values(
     """Each entry's merged values and merge-key defaults, and the document."""
     records = [node.record for node in params.items]
     values = mapping_values(records) if found.values_ok else None
-    if values is not None and not found.doubtful and _distinct(values):
+    if (
+        values is not None
+        and not found.doubtful
+        and not c_may_differ(text)  # libyaml may read it otherwise: ask safe_load's
+        and all(type(key) is str for entry in values for key in entry)  # as strings
+        and _distinct(values)
+    ):
         root = found.root.record
         assert isinstance(root, MapRecord) and root.value is not None
         shares = [r.defaults for r in records if isinstance(r, MapRecord)]

@@ -32,11 +32,21 @@ CASES = [
         "x = 1  # BEGIN here\n\n# END here\n",
         "x = 1  # BEGIN here\nX\nY\n# END here\n",
     ),
+    # Lines end where str.splitlines ends them, as in the reference: the region
+    # starts after the form feed, U+2028, NEL ... that ends the marker's line.
     (
-        "form feed is not a line break",
+        "form feed ends a line",
         "\x0cBEGIN\x0c\nold\nEND\n",
-        "\x0cBEGIN\x0c\nX\nY\nEND\n",
+        "\x0cBEGIN\x0cX\nY\nEND\n",
     ),
+    (
+        "line separator ends a line",
+        "BEGIN\u2028old\nEND\u2029tail\n",
+        "BEGIN\u2028X\nY\nEND\u2029tail\n",
+    ),
+    ("nel ends a line", "a\x85BEGIN\nold\x85END\n", "a\x85BEGIN\nX\nY\nEND\n"),
+    ("cr only", "a\rBEGIN\rold\rEND\rz\r", "a\rBEGIN\rX\rY\rEND\rz\r"),
+    ("cr only no final newline", "BEGIN\rEND", "BEGIN\rX\rY\rEND"),
 ]
 
 

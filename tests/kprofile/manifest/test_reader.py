@@ -69,7 +69,6 @@ TEXTS = [
     "params:\n- ? M\n  : 1\n",
     "!!map\nparams: !!seq\n- !!map {M: 1}\n",
     "params: !!set {a}\n",
-    "<<: {params: [{M: 1}]}\nx: 1\n",
     "params:\n- M: 1\n  A: 'x\n",
 ]
 
@@ -105,6 +104,19 @@ def test_fixture_manifests_read_as_parse_manifest_reads_them(path: Path) -> None
 @pytest.mark.parametrize("text", TEXTS)
 def test_unusual_yaml_reads_as_parse_manifest_reads_it(text: str) -> None:
     check_against_parse_manifest(text)
+
+
+def test_params_through_a_top_level_merge_are_read_but_not_edited() -> None:
+    text = "<<: {params: [{M: 1}]}\nx: 1\n"  # safe_load merges at the top level too
+    assert [dict(e.values) for e in parse_manifest(text, "t.yaml").entries] == [
+        {"M": 1}
+    ]
+    with pytest.raises(InputError) as info:
+        read_layout(text, "t.yaml")
+    assert str(info.value) == (
+        "t.yaml: error: kprofile cannot edit this manifest: its 'params' list comes "
+        "through a top-level merge key (<<); write 'params:' in the file itself"
+    )
 
 
 def test_merge_defaults_are_what_the_merge_key_alone_gives() -> None:

@@ -1,0 +1,24 @@
+"""The garbage collector paused while a large graph of objects is built.
+
+Composing a 50,000-entry manifest makes about a million objects, none of them garbage,
+and the collector would walk them again and again while they are made: over half the
+time of a ``--check``. Nothing built meanwhile holds cycles that must be freed before
+the pause ends; the collector resumes (if it ran before) when the block is left.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
