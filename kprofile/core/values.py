@@ -4,6 +4,8 @@
 None); every writer (manifests, JSON, charts, labels) starts from it. ``value_label``
 spells a value as a spec string does (``128``, ``True``, ``ws_pingpong``), with
 ``NA`` for a missing value; ``shape_label`` joins labels into ``M=256/N=20480``.
+``same_value`` is the one definition of "the same value" as a tuning table means it
+(manifest edits, and matching a table's entries against results).
 """
 
 from __future__ import annotations
@@ -44,3 +46,22 @@ def value_label(value: Any) -> str:
 def shape_label(values: Mapping[str, Any]) -> str:
     """``M=256/N=20480/K=5376`` for a mapping of column to value."""
     return "/".join(f"{k}={value_label(v)}" for k, v in values.items())
+
+
+def canon(value: Any) -> tuple[Any, ...]:
+    """Equality as a tuning table means it: 256 == 256.0, but True != 1 and '1' != 1.
+
+    For Python scalars; values taken out of a table go through ``plain`` first."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        return ("num", "nan") if value != value else ("num", value)
+    if value is None:
+        return ("null",)
+    if isinstance(value, str):
+        return ("str", value)
+    return ("other", repr(value))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    return canon(a) == canon(b)

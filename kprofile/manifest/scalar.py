@@ -14,8 +14,8 @@ booleans and null are spelled the same for both. Strings differ on purpose, chos
   double quotes, with every control, format, private-use or unassigned character
   escaped (``\\n``, ``\\x01``, ``\\u200b``).
 
-Also here: which values fit a manifest entry, and when two values are the same as a
-tuning table means it.
+Also here: which values fit a manifest entry. When two values are the same as a tuning
+table means it is ``kprofile.core.values.same_value`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import yaml
 from yaml.emitter import Emitter
 from yaml.resolver import Resolver
 
+from kprofile.core.values import canon as canon
+from kprofile.core.values import same_value as same_value
 from tuning_codegen.errors import InputError
 
 Quoting = Literal["minimal", "explicit"]
@@ -72,7 +74,7 @@ _NAMED_ESCAPES: dict[Quoting, dict[str, str]] = {
 
 
 # ---------------------------------------------------------------------------------
-# Values: which fit an entry, and when two are the same
+# Values: which fit an entry
 
 
 def normalize(value: Any, key: str, path: str) -> Value:
@@ -86,23 +88,6 @@ def normalize(value: Any, key: str, path: str) -> Value:
         f"cannot write {key}={value!r}: only numbers, booleans, strings and null fit "
         "a manifest entry",
     )
-
-
-def canon(value: Any) -> tuple[Any, ...]:
-    """Equality as a tuning table means it: 256 == 256.0, but True != 1 and '1' != 1."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, (int, float)):
-        return ("num", "nan") if value != value else ("num", value)
-    if value is None:
-        return ("null",)
-    if isinstance(value, str):
-        return ("str", value)
-    return ("other", repr(value))
-
-
-def same_value(a: Any, b: Any) -> bool:
-    return canon(a) == canon(b)
 
 
 # ---------------------------------------------------------------------------------

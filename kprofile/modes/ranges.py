@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from kprofile.core.columns import end_column
 from kprofile.core.combine import combine, default_shape_columns
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import Partition, partition
@@ -35,12 +36,6 @@ class RangedGroup:
     group: SweepGroup
     ranges: Partition
     entries: tuple[dict[str, Any], ...]
-
-
-def end_column(column: str) -> str:
-    """``M`` -> ``M_END``, ``m`` -> ``m_end``: the suffix in the column's own case
-    (``_END`` unless the name is all lower case)."""
-    return column + ("_end" if column.islower() else "_END")
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
