@@ -65,3 +65,28 @@ def canon(value: Any) -> tuple[Any, ...]:
 
 def same_value(a: Any, b: Any) -> bool:
     return canon(a) == canon(b)
+
+
+def canon_codes(
+    column: pd.Series, vocabulary: dict[tuple[Any, ...], int]
+) -> np.ndarray:
+    """One integer per row of ``column``: the code of its value as ``same_value``
+    means it (``vocabulary`` maps ``canon(plain(value))`` to codes and grows with new
+    values). A typed column converts each distinct value once; an object column is
+    converted value by value, since hashing would make ``True`` and ``1`` one value."""
+    if column.dtype == object:
+        keys = [canon(plain(v)) for v in column.to_numpy(dtype=object)]
+        return np.array(
+            [vocabulary.setdefault(k, len(vocabulary)) for k in keys], dtype=np.int64
+        )
+    local, uniques = pd.factorize(column, use_na_sentinel=False)
+    codes = np.array(
+        [vocabulary.setdefault(canon(plain(u)), len(vocabulary)) for u in uniques],
+        dtype=np.int64,
+    )
+    return codes[local] if len(codes) else np.zeros(len(column), dtype=np.int64)
+
+
+def canon_code(value: Any, vocabulary: dict[tuple[Any, ...], int]) -> int:
+    """``canon_codes`` for one value (an entry's, say)."""
+    return vocabulary.setdefault(canon(plain(value)), len(vocabulary))
