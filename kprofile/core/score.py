@@ -124,7 +124,8 @@ def score_table(
     shape_cols = [str(c) for c in measured.shapes.columns]
     found = dispatch(table, measured.shapes, shape_cols)
     configs = entry_configs(table, measured.configs)
-    config = np.where(found.entry >= 0, configs[np.maximum(found.entry, 0)], -1)
+    padded = np.append(configs, -1)  # entry -1 (none) reads the -1 at the end
+    config = padded[found.entry]
     score = score_configs(measured, config, metric, entry=found.entry, worst=worst)
     return TableScore(
         score=score,
