@@ -40,34 +40,41 @@ PARAMS = ["BM", "STAGES"]
 
 
 def reference(
-    df: pd.DataFrame, entries: list[dict[str, Any]], higher: bool
+    df: pd.DataFrame,
+    entries: list[dict[str, Any]],
+    higher: bool,
+    shape: list[str] = SHAPE,
+    params: list[str] = PARAMS,
+    metric: str = "met",
 ) -> dict[tuple[Any, ...], tuple[str, float]]:
-    """Per shape (M, N): its status and ratio (NaN unless scored)."""
-    good = df[np.isfinite(df["met"]) & (df["met"] > 0)]
+    """Per shape (tuple of ``shape`` values): its status and ratio (NaN unless
+    scored)."""
+    good = df[np.isfinite(df[metric]) & (df[metric] > 0)]
     pick = max if higher else min
     out = {}
-    for m, n in df[SHAPE].drop_duplicates().itertuples(index=False):
-        here = good[(good["M"] == m) & (good["N"] == n)]
-        entry = brute(entries, [{"M": m, "N": n}], SHAPE)[0]
+    for key in df[shape].drop_duplicates().itertuples(index=False):
+        at = dict(zip(shape, key))
+        here = good[(good[shape] == pd.Series(at)).all(axis=1)]
+        entry = brute(entries, [at], shape)[0]
         if entry < 0:
-            out[(m, n)] = (NO_ENTRY, math.nan)
+            out[tuple(key)] = (NO_ENTRY, math.nan)
             continue
         if here.empty:
-            out[(m, n)] = (NO_RUN, math.nan)
+            out[tuple(key)] = (NO_RUN, math.nan)
             continue
-        best = pick(here["met"])
+        best = pick(here[metric])
         wanted = entries[entry]
         rows = here[
             [
-                all(same(wanted.get(p), plain_value(row[p])) for p in PARAMS)
+                all(same(wanted.get(p), plain_value(row[p])) for p in params)
                 for _, row in here.iterrows()
             ]
         ]
         if rows.empty:
-            out[(m, n)] = (NOT_MEASURED, math.nan)
+            out[tuple(key)] = (NOT_MEASURED, math.nan)
             continue
-        value = pick(rows["met"])
-        out[(m, n)] = (SCORED, best / value if higher else value / best)
+        value = pick(rows[metric])
+        out[tuple(key)] = (SCORED, best / value if higher else value / best)
     return out
 
 
@@ -243,3 +250,91 @@ def test_a_ranges_table_scores_within_its_tolerance_on_its_own_sweep(
     assert got.overlapping == 0
     left = score.shapes[score.shapes["status"] == NO_RUN]
     assert left[["M", "N", "K"]].values.tolist() == [[496, 4096, 4096]]
+
+
+# ------------------------------------------------- the held-out pair of fixtures/heldout
+
+HELDOUT = FIXTURES / "heldout"
+
+
+def raw_csv(path: Path) -> pd.DataFrame:
+    """A kbench CSV with its spec decoded by hand: M, N, K, BM, BN, STAGES as ints,
+    SWAP_AB as a boolean."""
+    raw = pd.read_csv(path)
+    tokens = [
+        dict(t.lstrip("$").split("=") for t in s.split("/")[1:]) for s in raw["spec"]
+    ]
+    params = pd.DataFrame(tokens)
+    for column in ("M", "N", "K", "BM", "BN", "STAGES"):
+        params[column] = params[column].astype(int)
+    params["SWAP_AB"] = params["SWAP_AB"] == "True"
+    return pd.concat([params, raw[["met (ms)"]]], axis=1)
+
+
+@pytest.mark.parametrize("view", [["-p", "M,N,K"], ["--ranges", "M"]])
+def test_a_table_built_from_one_run_scores_on_the_other_as_computed_apart(
+    tmp_path: Path, capsys: Any, view: list[str]
+) -> None:
+    code, _, _ = run(
+        capsys, str(HELDOUT / "run_a.csv"), *view, "-o", str(tmp_path / "t")
+    )
+    assert code == 0
+    manifest = load_manifest(tmp_path / "t.yaml")
+    entries = [dict(e.values) for e in manifest.entries]
+    metric = Metric("met (ms)", False)
+    scores = {}
+    for label in ("a", "b"):
+        inputs, invalid = load_inputs([str(HELDOUT / f"run_{label}.csv")])
+        assert not invalid
+        combined = combine(inputs, ())
+        assert combined.shape_cols == ("M", "N", "K")
+        measured = measure(
+            combined.frame,
+            shape_cols=combined.shape_cols,
+            param_cols=combined.param_cols,
+            metric=metric,
+        )
+        got = score_table(manifest, measured, metric).score
+        want = reference(
+            raw_csv(HELDOUT / f"run_{label}.csv"),
+            entries,
+            False,
+            ["M", "N", "K"],
+            ["BM", "BN", "STAGES", "SWAP_AB"],
+            "met (ms)",
+        )
+        seen = {
+            tuple(k): (status, ratio)
+            for *k, status, ratio in got.shapes[
+                ["M", "N", "K", "status", "ratio"]
+            ].itertuples(index=False)
+        }
+        assert seen.keys() == want.keys()
+        for key, (status, ratio) in want.items():
+            assert seen[key][0] == status
+            if status == SCORED:
+                assert seen[key][1] == pytest.approx(ratio, rel=1e-12)
+        ratios = [r for s, r in want.values() if s == SCORED]
+        assert got.geomean == pytest.approx(statistics.geometric_mean(ratios))
+        scores[label] = got
+    # built from run A: near perfect there; on run B, noise and a crashed point show
+    assert scores["a"].geomean <= 1.001
+    assert scores["b"].geomean > scores["a"].geomean
+
+
+def test_the_heldout_pickles_are_what_kbench_writes_beside_the_csvs() -> None:
+    for label in ("a", "b"):
+        # our own fixture, trusted: pandas may unpickle it to check the recipe
+        payload = pd.read_pickle(HELDOUT / f"run_{label}.pkl")
+        assert list(payload) == ["build_df", "merged_df", "name", "file"]
+        assert isinstance(payload["file"], Path)
+        merged = payload["merged_df"]
+        assert list(merged.columns[:2]) == ["mesh_idx", "name"]
+        assert list(merged.columns[-2:]) == ["spec", "kbench_filter"]
+        assert merged["name"].dtype == "string" and merged["spec"].dtype == "string"
+        written = pd.read_csv(HELDOUT / f"run_{label}.csv")
+        pd.testing.assert_frame_equal(
+            merged.drop(columns=["mesh_idx"]).astype(object),
+            written.astype(object),
+            check_dtype=False,
+        )
