@@ -71,7 +71,7 @@ def direct(costs: np.ndarray, size: int, time_limit: float) -> tuple[float, bool
     )
     result = milp(
         np.concatenate([np.zeros(k), costs[row, col]]),
-        integrality=np.concatenate([np.ones(k), np.zeros(m)]),
+        integrality=np.concatenate([np.ones(k), np.zeros(m)]).astype(np.int64),
         bounds=Bounds(0, 1),
         constraints=[
             LinearConstraint(assign, 1, 1),
@@ -80,7 +80,8 @@ def direct(costs: np.ndarray, size: int, time_limit: float) -> tuple[float, bool
         ],
         options={"mip_rel_gap": 0, "time_limit": time_limit},
     )
-    return float(result.fun), result.status == 0
+    total = math.inf if result.fun is None else float(result.fun)
+    return total, result.status == 0
 
 
 T = TypeVar("T")
