@@ -41,6 +41,13 @@ def _is_constant(column: pd.Series) -> bool:
     return bool(column.nunique(dropna=False) <= 1)
 
 
+def end_column(column: str) -> str:
+    """Where a range over ``column`` ends (exclusive), as ``--ranges`` writes it and a
+    dispatch table reads it: ``M`` -> ``M_END``, ``m`` -> ``m_end`` (the suffix in the
+    column's own case: ``_END`` unless the name is all lower case)."""
+    return column + ("_end" if column.islower() else "_END")
+
+
 def shape_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
     return tuple(p for p in results.params if _is_constant(results.frame[p]))

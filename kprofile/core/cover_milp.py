@@ -5,11 +5,14 @@ returned as an ``Outcome``: the chosen candidate indices (None when HiGHS found 
 solution in time), whether HiGHS proved them optimal, and its proven lower bound on
 the objective. HiGHS runs with presolve on and ``mip_rel_gap=0``; scipy exposes no
 thread or seed option, and HiGHS's branch and bound is deterministic for one input.
+``highs_options`` and ``Clock`` are the time-limit plumbing every HiGHS model of
+kprofile shares (``--cover`` and ``--budget``).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +37,30 @@ class Outcome:
 NOT_RUN = Outcome(picked=None, proven=False, bound=-math.inf)
 
 
+class Clock:
+    """Seconds left of a time limit (None: no limit) started when it is made."""
+
+    def __init__(self, limit: float | None) -> None:
+        self.limit = limit
+        self.start = time.perf_counter()
+
+    def left(self, cap: float | None = None) -> float | None:
+        """What is left, at most ``cap``; None when neither limits it."""
+        left = (
+            None
+            if self.limit is None
+            else self.limit - (time.perf_counter() - self.start)
+        )
+        if cap is None:
+            return left
+        return cap if left is None else min(left, cap)
+
+    def out(self) -> bool:
+        """The limit has passed."""
+        left = self.left()
+        return left is not None and left <= 0
+
+
 def min_size(covers: np.ndarray, *, time_limit: float | None) -> Outcome:
     """Fewest candidates covering every row: min sum x_j, each row covered >= 1."""
     if time_limit is not None and time_limit <= 0:
@@ -45,10 +72,10 @@ def min_size(covers: np.ndarray, *, time_limit: float | None) -> Outcome:
         integrality=np.ones(k, dtype=np.int64),
         bounds=Bounds(0.0, 1.0),
         constraints=[rows],
-        options=_options(time_limit),
+        options=highs_options(time_limit),
     )
     # The objective is a whole number: a gap below one proves the count.
-    return _outcome(result, k, tolerance=0.5)
+    return outcome(result, k, tolerance=0.5)
 
 
 def min_loss(
@@ -97,20 +124,24 @@ def min_loss(
             LinearConstraint(assign, lb=1.0, ub=1.0),
             LinearConstraint(link, ub=0.0),
         ],
-        options=_options(time_limit),
+        options=highs_options(time_limit),
     )
     # Tables differ by epsilon (one rank) or more: a smaller gap proves both.
-    return _outcome(result, k, tolerance=epsilon / 2)
+    return outcome(result, k, tolerance=epsilon / 2)
 
 
-def _options(time_limit: float | None) -> _OptionsMILP:
+def highs_options(time_limit: float | None) -> _OptionsMILP:
+    """Presolve on, no relative gap (optimal means proven), the time limit if any."""
     options: _OptionsMILP = {"presolve": True, "mip_rel_gap": 0.0}
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
     return options
 
 
-def _outcome(result: Any, k: int, *, tolerance: float) -> Outcome:
+def outcome(result: Any, k: int, *, tolerance: float) -> Outcome:
+    """scipy's result as an ``Outcome``: the first ``k`` variables are the candidates;
+    proven when HiGHS says optimal and its objective is within ``tolerance`` of its
+    dual bound."""
     bound = result.mip_dual_bound
     bound = -math.inf if bound is None or not math.isfinite(bound) else float(bound)
     if result.x is None:

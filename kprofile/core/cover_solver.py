@@ -19,13 +19,12 @@ none, improved by swaps (``cover_search``). Time limits are in seconds, None = n
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from kprofile.core.cover_milp import min_loss, min_size
+from kprofile.core.cover_milp import Clock, min_loss, min_size
 from kprofile.core.cover_search import disjoint_bound, greedy, improve, table_key
 
 #: Losses are compared in whole millionths per row: round((ratio - 1) * LOSS_SCALE).
@@ -70,22 +69,6 @@ class CoverSolution:
     loss_proven: bool
 
 
-class _Clock:
-    def __init__(self, limit: float | None) -> None:
-        self.limit = limit
-        self.start = time.perf_counter()
-
-    def left(self, cap: float | None = None) -> float | None:
-        left = (
-            None
-            if self.limit is None
-            else self.limit - (time.perf_counter() - self.start)
-        )
-        if cap is None:
-            return left
-        return cap if left is None else min(left, cap)
-
-
 def solve_cover(
     problem: CoverProblem,
     *,
@@ -102,7 +85,7 @@ def solve_cover(
     if problem.ratios.shape[0] == 0:
         return CoverSolution((), size_proven=True, lower_bound=0, loss_proven=True)
     problem.check_coverable()
-    clock = _Clock(time_limit)
+    clock = Clock(time_limit)
     units = problem.loss_units()
     size = min_size(problem.covers, time_limit=clock.left())
     if not (size.proven and _is_cover(problem, size.picked)):

@@ -48,9 +48,9 @@ def measure(
     shape_cols, param_cols = list(shape_cols), list(param_cols)
     column = metric.column
     check_columns(df, shape_cols=shape_cols, param_cols=param_cols, metric=column)
-    shape_id = _group_ids(df, shape_cols)
+    shape_id = group_ids(df, shape_cols)
     check_shapes(int(shape_id.max()) + 1 if len(shape_id) else 0, shape_cols)
-    config_id = _group_ids(df, param_cols)
+    config_id = group_ids(df, param_cols)
     value = pd.to_numeric(df[column], errors="coerce").astype(float)
     ok = np.isfinite(value.to_numpy()) & (value.to_numpy() > 0)
     if not ok.any():
@@ -126,7 +126,7 @@ def check_columns(
         )
 
 
-def _group_ids(df: pd.DataFrame, cols: list[str]) -> pd.Series:
+def group_ids(df: pd.DataFrame, cols: list[str]) -> pd.Series:
     """Integer id per row for the tuple of ``cols``, numbered by first appearance; NaN
     is a value."""
     if not cols:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from kprofile.core.columns import end_column
 from kprofile.core.combine import combine
 from kprofile.core.metric import Metric
 from kprofile.core.partition import Partition, partition
@@ -34,12 +35,6 @@ class RangedGroup:
     group: SweepGroup
     ranges: Partition
     entries: tuple[dict[str, Any], ...]
-
-
-def end_column(column: str) -> str:
-    """``M`` -> ``M_END``, ``m`` -> ``m_end``: the suffix in the column's own case
-    (``_END`` unless the name is all lower case)."""
-    return column + ("_end" if column.islower() else "_END")
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,16 +4,20 @@
 None); every writer (manifests, JSON, charts, labels) starts from it. ``value_label``
 spells a value as a spec string does (``128``, ``True``, ``ws_pingpong``), with
 ``NA`` for a missing value; ``shape_label`` joins labels into ``M=256/N=20480``.
+``canon_codes`` numbers a column's values by ``tuning_codegen.values.value_key``, the
+one definition of "the same value" (matching a table's entries against results).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from tuning_codegen.values import value_key
 
 MISSING_LABEL = "NA"
 
@@ -44,3 +48,26 @@ def value_label(value: Any) -> str:
 def shape_label(values: Mapping[str, Any]) -> str:
     """``M=256/N=20480/K=5376`` for a mapping of column to value."""
     return "/".join(f"{k}={value_label(v)}" for k, v in values.items())
+
+
+def canon_codes(column: pd.Series, vocabulary: dict[Hashable, int]) -> np.ndarray:
+    """One integer per row of ``column``: the code of its value as ``same_value``
+    means it (``vocabulary`` maps ``value_key(plain(value))`` to codes and grows with
+    new values). A typed column converts each distinct value once; an object column is
+    converted value by value, since hashing would make ``True`` and ``1`` one value."""
+    if column.dtype == object:
+        keys = [value_key(plain(v)) for v in column.to_numpy(dtype=object)]
+        return np.array(
+            [vocabulary.setdefault(k, len(vocabulary)) for k in keys], dtype=np.int64
+        )
+    local, uniques = pd.factorize(column, use_na_sentinel=False)
+    codes = np.array(
+        [vocabulary.setdefault(value_key(plain(u)), len(vocabulary)) for u in uniques],
+        dtype=np.int64,
+    )
+    return codes[local] if len(codes) else np.zeros(len(column), dtype=np.int64)
+
+
+def canon_code(value: Any, vocabulary: dict[Hashable, int]) -> int:
+    """``canon_codes`` for one value (an entry's, say)."""
+    return vocabulary.setdefault(value_key(plain(value)), len(vocabulary))

@@ -14,8 +14,8 @@ booleans and null are spelled the same for both. Strings differ on purpose, chos
   double quotes, with every control, format, private-use or unassigned character
   escaped (``\\n``, ``\\x01``, ``\\u200b``).
 
-Also here: which values fit a manifest entry, and when two values are the same as a
-tuning table means it.
+Also here: which values fit a manifest entry. When two values are the same as a tuning
+table means it is ``kprofile.core.values.same_value`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ _NAMED_ESCAPES: dict[Quoting, dict[str, str]] = {
 
 
 # ---------------------------------------------------------------------------------
-# Values: which fit an entry, and when two are the same
+# Values: which fit an entry
 
 
 def normalize(value: Any, key: str, path: str) -> Value:

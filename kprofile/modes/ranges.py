@@ -10,14 +10,10 @@ from typing import Any
 
 import pandas as pd
 
+from kprofile.core.columns import end_column
 from kprofile.core.combine import default_shape_columns
 from kprofile.core.metric import Metric
-from kprofile.core.ranges import (
-    RangedGroup,
-    borderline,
-    end_column,
-    ranged_groups,
-)
+from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
 from kprofile.core.sweep import Sweep
 from kprofile.core.values import shape_label
 from kprofile.manifest.replace import GroupRanges, RangeTable
