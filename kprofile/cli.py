@@ -88,7 +88,8 @@ PARAMETERS = (
             help="Common config of the entries within X of the best "
             "(0.02 = ratio <= 1.02)."),
     _option("-v", "--verbose", is_flag=True,
-            help="With --top/--within: also print the subset."),
+            help="With --top/--within: also print the subset; with --update: "
+            "also each file's summary."),
     _option("-d", "--diff", is_flag=True,
             help="First file is the baseline: each later file's best vs the "
             "baseline's, per shape; writes <shape>.csv."),

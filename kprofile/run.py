@@ -56,7 +56,11 @@ def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
     if options.output:
         write_output(options.output, outcome.entries, outcome)
     if options.update is not None:
-        apply_update(options, outcome)
+        report = apply_update(options, outcome)
+        if mode.views:  # the change first; the per-file summaries only with -v
+            outcome.sections = [*report, *(outcome.sections if options.verbose else [])]
+        else:  # after the analysis that chose it (--ranges)
+            outcome.sections += report
     return outcome
 
 

@@ -80,11 +80,14 @@ def load_inputs(
 
 def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
     """One input file, chosen by suffix (.pkl, .csv, .yaml); only regular files."""
-    kind = kind_of(path) or "input"
+    # A folder is no kind of result, whatever its name ends in.
+    kind = (not os.path.isdir(path) and kind_of(path)) or "input"
 
     def invalid(reason: str) -> InvalidInputError:
         return InvalidInputError(InvalidInput(kind, path, reason))
 
+    if os.path.isdir(path):
+        raise invalid("is a directory; pass the result files in it (e.g. DIR/*.pkl)")
     if kind == "input":
         raise invalid(
             f"unknown file type {Path(path).suffix or '(no suffix)'!r}; "
@@ -92,8 +95,6 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         )
     if not os.path.exists(path):
         raise invalid("no such file")
-    if os.path.isdir(path):
-        raise invalid("is a directory, expected a file")
     try:
         what = irregular(os.stat(path).st_mode)  # follows symlinks
         if what:

@@ -245,15 +245,16 @@ def common_view(
 
 
 def _measured(common: CommonConfig) -> str:
-    """Whether the common config was benchmarked, where, and its ratio."""
+    """Whether the common config was benchmarked, where, and its ratio (the fact is
+    already labelled ``measured``)."""
     if not len(common.subset):
         return "no run succeeded"
     if common.measured is None:
         return "never benchmarked"
     mesh = plain(common.results.frame[MESH_IDX].iloc[common.measured])
     if math.isnan(common.ratio):
-        return f"measured (mesh_idx {mesh}), but the run failed"
-    return f"measured: mesh_idx {mesh}, ratio {common.ratio:.3f}"
+        return f"mesh_idx {mesh}, but the run failed"
+    return f"mesh_idx {mesh}, ratio {common.ratio:.3f}"
 
 
 def _title(results: Results, group: str, what: str = "") -> str:
