@@ -29,6 +29,7 @@ from kprofile.options import (
     parse_columns,
 )
 from tuning_codegen.clirun import run_command
+from tuning_codegen.colour import CHOICES as COLOUR_CHOICES
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 
@@ -96,8 +97,10 @@ PARAMETERS = (
     _option("--merge", is_flag=True,
             help="Outer-join the inputs (usually manifests) on the pivots."),
     _option("-c", "--correlation", is_flag=True,
-            help="Kendall correlation of numeric parameters with the metric; "
-            "writes correlation.png."),
+            help="Kendall correlation of the numeric tuning parameters with the "
+            "metric; writes correlation.png."),
+    _option("--include-shapes", is_flag=True,
+            help="With -c: correlate the shape columns (M, N, K) too."),
     _option("--cover", type=Fraction(band=True), metavar="TOL",
             help="Fewest configs such that every shape has one within TOL of its "
             "best (0.02 or 2%); -o writes one entry per shape."),
@@ -157,6 +160,13 @@ PARAMETERS = (
     _option("--format", type=click.Choice(["text", "markdown", "json"]),
             default="text", show_default=True,
             help="text: rich tables on a terminal, plain when piped."),
+    _option("--color", type=click.Choice(COLOUR_CHOICES), default="auto",
+            show_default=True,
+            help="Colour on a terminal: auto (none if NO_COLOR is set), always "
+            "(rich tables even when piped), never."),
+    _option("-q", "--quiet", is_flag=True,
+            help="No progress display on stderr (there is none unless stderr is a "
+            "terminal)."),
 )  # fmt: skip
 
 

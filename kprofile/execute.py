@@ -13,7 +13,7 @@ from kprofile.options import Options
 from kprofile.outcome import NoUsableInput, Outcome
 from kprofile.render import render
 from kprofile.run import load, run
-from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK
+from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, one_line
 
 
 def execute(options: Options) -> int:
@@ -22,7 +22,7 @@ def execute(options: Options) -> int:
         print(record, file=sys.stderr)
     for results in outcome.inputs:
         for warning in results.warnings:
-            print(warning, file=sys.stderr)
+            print(one_line(warning), file=sys.stderr)
     try:
         run(options, mode, outcome)
     except NoUsableInput as exc:
@@ -34,7 +34,7 @@ def execute(options: Options) -> int:
         return EXIT_INPUT_ERROR
     _print(options, outcome)
     for message in outcome.messages:
-        print(message, file=sys.stderr)
+        print(one_line(message), file=sys.stderr)
     if outcome.skipped:
         total = len(outcome.skipped) + len(outcome.inputs)
         skipped = len(outcome.skipped)
@@ -43,7 +43,8 @@ def execute(options: Options) -> int:
 
 
 def _print(options: Options, outcome: Outcome) -> None:
-    render(outcome.sections, options.format, sys.stdout, _json_header(outcome))
+    header = _json_header(outcome)
+    render(outcome.sections, options.format, sys.stdout, header, colour=options.color)
 
 
 def _json_header(outcome: Outcome) -> dict[str, Any]:

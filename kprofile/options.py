@@ -37,6 +37,7 @@ class Options:
     diff: bool = False
     merge: bool = False
     correlation: bool = False
+    include_shapes: bool = False  # -c: correlate the shape columns too
     pivots: tuple[str, ...] = ()
     sort_pivots: tuple[str, ...] = ()
     query: str | None = None
@@ -44,6 +45,8 @@ class Options:
     write_selection: bool = False
     out_dir: str = "."
     format: str = "text"
+    color: str = "auto"  # auto, always or never (tuning_codegen.colour)
+    quiet: bool = False  # no progress display
     update: str | None = None
     dry_run: bool = False
     cover: float | None = None
@@ -112,7 +115,8 @@ def _option_name(param: click.Parameter | None) -> str:
 
 
 class Fraction(click.ParamType):
-    """``0.05`` or ``5%``; ``band`` admits 0 and, as a percentage, 100% or more (a tolerance)."""
+    """``0.05`` or ``5%``; ``band`` (a tolerance) admits 0, and 100% or more written
+    as a percentage."""
 
     name = "fraction"
 

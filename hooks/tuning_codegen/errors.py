@@ -14,7 +14,6 @@ EXIT_INTERNAL_ERROR = 3
 # Every character ``str.splitlines`` treats as a line boundary: what must never reach a
 # one-line message, a generated line or a marker.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_ESCAPES = {ord(c): repr(c)[1:-1] for c in LINE_BREAKS}
 # Characters a value must not bring into source code either: the other C0 and C1
 # controls (tab excepted) and the bidirectional controls that make code read
 # differently from what it is ("Trojan Source").
@@ -23,10 +22,17 @@ CONTROLS = frozenset(
     for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), 0x200E, 0x200F)
     if chr(c) not in LINE_BREAKS and chr(c) != "\t"
 ) | frozenset(map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
+# What a line of terminal output must not carry raw: a line break, a control character
+# (ESC starts the sequences that clear the screen, retitle the window or move the
+# cursor), or a tab (it breaks a table's columns). Each is written as Python writes it
+# in a string literal: ``\\n``, ``\\t``, ``\\x1b``, ``\\u202e``.
+_ESCAPES = {ord(c): repr(c)[1:-1] for c in (*LINE_BREAKS, "\t", *CONTROLS)}
 
 
 def one_line(text: str) -> str:
-    """``text`` with each line break written as its escape (``\\n``): one line."""
+    """``text`` as one line that shows what it holds: each line break, tab and control
+    character written as its escape (``\\n``, ``\\x1b``). Every string that came from
+    an input goes through here before it reaches a terminal, stdout or stderr."""
     return text.translate(_ESCAPES)
 
 

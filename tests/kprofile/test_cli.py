@@ -619,6 +619,7 @@ def test_rich_rendering_on_a_terminal() -> None:
     render_rich(
         [Section("head", "demo: best 2", "demo.pkl", (("entries", 2),), table, (0,))],
         stream,
+        colour=False,
     )
     text = stream.getvalue()
     assert (
