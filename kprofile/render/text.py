@@ -82,6 +82,7 @@ def render_rich(sections: Sequence[Section], stream: IO[str], *, colour: bool) -
         emoji=False,
         force_terminal=True if colour else None,
         color_system="auto" if colour else None,
+        no_color=not colour,  # decided here: --color always overrides NO_COLOR
     )
     for number, section in enumerate(sections):
         if number:
@@ -108,6 +109,8 @@ def _rich_section(console: Console, section: Section) -> None:
         if section.facts:
             console.print()
         _rich_table(console, section.table, set(section.highlight))
+        if section.notes:
+            console.print()
     for note in section.notes:
         lines = [line.removesuffix("\r") for line in note_lines(note)]
         text = "\n".join(lines)
@@ -125,7 +128,7 @@ def _rich_table(console: Console, table: pd.DataFrame, marks: set[int]) -> None:
         max([_cells(h), *(_cells(r[i]) for r in rows)]) for i, h in enumerate(header)
     ]
     blocks = column_blocks(widths, console.width)
-    if blocks is None:
+    if blocks is None or len(blocks) > max(len(rows), 1):  # records read better
         _rich_records(console, header, rows, marks)
         return
     for number, block in enumerate(blocks):
