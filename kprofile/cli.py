@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from kprofile.options import (
 )
 from tuning_codegen.clirun import run_command
 from tuning_codegen.colour import CHOICES as COLOUR_CHOICES
+from tuning_codegen.errors import Interrupted
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 
@@ -61,7 +63,7 @@ Examples:
 Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
 spec and manifest .yaml. Unreadable files are reported and skipped.
 Exit status: 0 success, 2 bad input or options (or no usable input),
-3 internal error.
+3 internal error, 130 interrupted (Ctrl-C: nothing written).
 """
 
 
@@ -189,9 +191,12 @@ def with_parameters(function: Callable[[Options], int]) -> click.Command:
 def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
-    from kprofile.execute import execute  # pandas and the rest: only once checked
+    try:
+        from kprofile.execute import execute  # pandas and the rest: once checked
 
-    return execute(options)
+        return execute(options)
+    except KeyboardInterrupt:  # Ctrl-C: exit 130, like a signal during a write
+        raise Interrupted(signal.SIGINT) from None
 
 
 def check_analysis_extra() -> None:

@@ -11,13 +11,16 @@ from typing import Any
 from kprofile.errors import PROG
 from kprofile.options import Options
 from kprofile.outcome import NoUsableInput, Outcome
+from kprofile.progress import SILENT, Progress
 from kprofile.render import render
+from kprofile.render.progress import TerminalProgress
 from kprofile.run import load, run
+from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, one_line
 
 
 def execute(options: Options) -> int:
-    mode, outcome = load(options)
+    mode, outcome = load(options, _progress(options))
     for record in outcome.skipped:
         print(record, file=sys.stderr)
     for results in outcome.inputs:
@@ -40,6 +43,13 @@ def execute(options: Options) -> int:
         skipped = len(outcome.skipped)
         print(f"{PROG}: skipped {skipped} of {total} input files", file=sys.stderr)
     return EXIT_OK
+
+
+def _progress(options: Options) -> Progress:
+    """rich's display on a terminal's stderr; nothing in a pipe or with -q."""
+    if options.quiet or not sys.stderr.isatty():
+        return SILENT
+    return TerminalProgress(sys.stderr, colour=wants_colour(sys.stderr, options.color))
 
 
 def _print(options: Options, outcome: Outcome) -> None:

@@ -24,6 +24,7 @@ import pandas as pd
 from kprofile.core.measure import measure
 from kprofile.core.metric import Metric
 from kprofile.core.values import plain
+from kprofile.progress import SILENT, Progress
 
 __all__ = [
     "ImportanceResult",
@@ -83,11 +84,17 @@ def importance(
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
     metric: Metric,
+    progress: Progress = SILENT,
 ) -> ImportanceResult:
     """Rank ``param_cols`` by how much fixing each to its worst value can cost."""
-    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+    with progress("importance: measuring every shape and config"):
+        m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
     shapes_total = int(m.table["shape"].nunique())
-    unranked = [_param(m.table, m.configs[p], p) for p in param_cols]
+    unranked = []
+    with progress("importance: parameters", len(param_cols)) as advance:
+        for p in param_cols:
+            unranked.append(_param(m.table, m.configs[p], p))
+            advance(1)
     order = sorted(range(len(unranked)), key=lambda i: _rank_key(unranked[i], i))
     params = tuple(
         ParamImportance(p.param, rank, p.cost, p.best_value, p.values)

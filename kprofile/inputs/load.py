@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from kprofile.inputs.pickles import RefusedPickle, read_pickle
 from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
+from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import load_manifest
 
@@ -64,17 +65,24 @@ def kind_of(path: str) -> str:
 
 
 def load_inputs(
-    paths: Iterable[str], *, max_rows: int = DEFAULT_MAX_ROWS
+    paths: Sequence[str],
+    *,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    progress: Progress = SILENT,
 ) -> tuple[list[Results], list[InvalidInput]]:
     """Load every path; unusable files are returned as InvalidInput records, in order.
-    ``max_rows`` bounds the rows a spec YAML may expand to."""
+    ``max_rows`` bounds the rows a spec YAML may expand to; ``progress`` hears of
+    each file."""
     loaded: list[Results] = []
     invalid: list[InvalidInput] = []
-    for path in paths:
-        try:
-            loaded.append(load_results(path, max_rows=max_rows))
-        except InvalidInputError as exc:
-            invalid.append(exc.record)
+    with progress("loading", len(paths)) as advance:
+        for path in paths:
+            try:
+                with progress(f"reading {path}"):
+                    loaded.append(load_results(path, max_rows=max_rows))
+            except InvalidInputError as exc:
+                invalid.append(exc.record)
+            advance(1)
     return loaded, invalid
 
 

@@ -93,12 +93,13 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
             metric=metric,
+            progress=outcome.progress,
         )
     except KprofileError as exc:
         raise usage_error(f"--importance: {exc.message}") from None
     written: list[str] = []
     if options.plot is not None:
-        written = plot_importance(result, options.plot)
+        written = plot_importance(result, options.plot, progress=outcome.progress)
     outcome.written += written
     outcome.sections += importance_sections(
         result, shape_cols=combined.shape_cols, metric=metric, written=written

@@ -129,8 +129,18 @@ def _strings(value: object) -> list[str]:
 
 
 def test_a_real_terminal_gets_no_planted_sequence(planted: Path) -> None:
-    """Through a pseudo-terminal (rich tables, colour on): the only escape sequences
-    are rich's own styles."""
-    code, out = in_terminal(["kprofile", NEW, "--within", "0.1", "-v"], cwd=planted)
+    """Through a pseudo-terminal (rich tables, colour on, -q): the only escape
+    sequences are rich's own styles."""
+    args = ["kprofile", NEW, "--within", "0.1", "-v", "-q"]
+    code, out = in_terminal(args, cwd=planted)
     assert code == 0 and _raw(SGR.sub("", out)) == set()
-    assert r"SCHED\x1b[2J" in out and r"k\x1b[2J" not in out
+    assert r"SCHED\x1b[2J" in out
+
+
+def test_progress_labels_show_file_names_escaped(planted: Path) -> None:
+    """The progress display names the file it reads: escaped too. (Its own cursor
+    moves and line erasing are rich's; none of these are.)"""
+    code, out = in_terminal(["kprofile", NEW, "--cover", "0.1"], cwd=planted)
+    assert code == 0 and r"reading new\x1b[2J|\x1b]0;title\x07" in out
+    for raw in ("\x1b[2J", "\x1b]0;", "\x07", "\u202e", "\x9b", "\x7f"):
+        assert raw not in out
