@@ -12,7 +12,6 @@ import pandas as pd
 from kprofile.core.combine import combine
 from kprofile.core.importance import (
     ImportanceResult,
-    ParamImportance,
     importance,
 )
 from kprofile.core.metric import Metric
@@ -39,7 +38,8 @@ def importance_sections(
             "param": [p.param for p in params],
             "cost": [p.cost for p in params],
             "best value": pd.Series([p.best_value for p in params], dtype=object),
-            "worst value": pd.Series([_worst_value(p) for p in params], dtype=object),
+            "worst value": pd.Series([p.worst.value for p in params], dtype=object),
+            "worst shape": [p.worst.worst_shape for p in params],
             "values": [len(p.values) for p in params],
         }
     )
@@ -76,11 +76,6 @@ def _facts(
         ("cost", "best ratio still reachable on the worst shape, with the parameter "
          "at its worst value"),
     )  # fmt: skip
-
-
-def _worst_value(p: ParamImportance) -> object:
-    """The value whose reachable ratio on its worst shape is the parameter's cost."""
-    return next(v.value for v in p.values if v.shapes and v.worst == p.cost)
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:

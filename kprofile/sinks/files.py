@@ -70,11 +70,14 @@ def plot_importance(
         ) from None
     labels = ["importance", *(f"importance-{p.param}" for p in result.params)]
     names = safe_file_names(labels, suffix=".png", fallback="importance-param")
+    top = charts.importance_top(result)  # one ratio scale for every parameter
     with progress("drawing the charts", len(names)) as advance:
         files = {folder / names[0]: charts.importance_overview_png(result)}
         advance(1)
         for p, name in zip(result.params, names[1:]):
-            files[folder / name] = charts.importance_param_png(p, result.shapes_total)
+            files[folder / name] = charts.importance_param_png(
+                p, result.shapes_total, top=top
+            )
             advance(1)
     return write_files(files)
 
