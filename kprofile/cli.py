@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,6 +31,8 @@ from kprofile.options import (
     parse_columns,
 )
 from tuning_codegen.clirun import run_command
+from tuning_codegen.colour import CHOICES as COLOUR_CHOICES
+from tuning_codegen.errors import Interrupted
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 ANALYSIS_PYTHON = (3, 11)
@@ -63,7 +66,7 @@ Examples:
 Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
 spec and manifest .yaml. Unreadable files are reported and skipped.
 Exit status: 0 success, 2 bad input or options (or no usable input),
-3 internal error.
+3 internal error, 130 interrupted (Ctrl-C: nothing written).
 """
 
 
@@ -97,15 +100,18 @@ PARAMETERS = (
             help="Common config of the entries within X of the best "
             "(0.02 = ratio <= 1.02)."),
     _option("-v", "--verbose", is_flag=True,
-            help="With --top/--top-fraction/--within: also print the subset."),
+            help="With --top/--top-fraction/--within: also print the subset; with "
+            "--update: also each file's summary."),
     _option("-d", "--diff", is_flag=True,
             help="First file is the baseline: each later file's best vs the "
             "baseline's, per shape; writes <shape>.csv."),
     _option("--merge", is_flag=True,
             help="Outer-join the inputs (usually manifests) on the pivots."),
     _option("-c", "--correlation", is_flag=True,
-            help="Kendall correlation of numeric parameters with the metric; "
-            "writes correlation.png."),
+            help="Kendall correlation of the numeric tuning parameters with the "
+            "metric; writes correlation.png."),
+    _option("--include-shapes", is_flag=True,
+            help="With -c: correlate the shape columns (M, N, K) too."),
     _option("--cover", type=Fraction(band=True), metavar="TOL",
             help="Fewest configs such that every shape has one within TOL of its "
             "best (0.02 or 2%); -o writes one entry per shape."),
@@ -165,6 +171,13 @@ PARAMETERS = (
     _option("--format", type=click.Choice(["text", "markdown", "json"]),
             default="text", show_default=True,
             help="text: rich tables on a terminal, plain when piped."),
+    _option("--color", type=click.Choice(COLOUR_CHOICES), default="auto",
+            show_default=True,
+            help="Colour on a terminal: auto (none if NO_COLOR is set), always "
+            "(rich tables even when piped), never."),
+    _option("-q", "--quiet", is_flag=True,
+            help="No progress display on stderr (there is none unless stderr is a "
+            "terminal)."),
 )  # fmt: skip
 
 
@@ -188,9 +201,12 @@ def with_parameters(function: Callable[[Options], int]) -> click.Command:
 def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
-    from kprofile.execute import execute  # pandas and the rest: only once checked
+    try:
+        from kprofile.execute import execute  # pandas and the rest: once checked
 
-    return execute(options)
+        return execute(options)
+    except KeyboardInterrupt:  # Ctrl-C: exit 130, like a signal during a write
+        raise Interrupted(signal.SIGINT) from None
 
 
 def check_analysis_extra() -> None:

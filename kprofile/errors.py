@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tuning_codegen.errors import InputError
+from tuning_codegen.errors import InputError, one_line
 
 PROG = "kprofile"
 
@@ -31,7 +31,7 @@ class InvalidInput:
     reason: str
 
     def __str__(self) -> str:
-        return f"Invalid {self.kind} [{self.path}]: {self.reason}"
+        return one_line(f"Invalid {self.kind} [{self.path}]: {self.reason}")
 
 
 class InvalidInputError(Exception):

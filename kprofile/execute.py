@@ -11,18 +11,21 @@ from typing import Any
 from kprofile.errors import PROG, usage_error
 from kprofile.options import Options
 from kprofile.outcome import NoUsableInput, Outcome
+from kprofile.progress import SILENT, Progress
 from kprofile.render import render
+from kprofile.render.progress import TerminalProgress
 from kprofile.run import load, run
-from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK
+from tuning_codegen.colour import wants_colour
+from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, one_line
 
 
 def execute(options: Options) -> int:
-    mode, outcome = load(options)
+    mode, outcome = load(options, _progress(options))
     for record in outcome.skipped:
         print(record, file=sys.stderr)
     for results in outcome.inputs:
         for warning in results.warnings:
-            print(warning, file=sys.stderr)
+            print(one_line(warning), file=sys.stderr)
     try:
         run(options, mode, outcome)
     except MemoryError:  # inputs within every limit can still exceed this machine
@@ -39,7 +42,7 @@ def execute(options: Options) -> int:
         return EXIT_INPUT_ERROR
     _print(options, outcome)
     for message in outcome.messages:
-        print(message, file=sys.stderr)
+        print(one_line(message), file=sys.stderr)
     if outcome.skipped:
         total = len(outcome.skipped) + len(outcome.inputs)
         skipped = len(outcome.skipped)
@@ -47,8 +50,16 @@ def execute(options: Options) -> int:
     return EXIT_OK
 
 
+def _progress(options: Options) -> Progress:
+    """rich's display on a terminal's stderr; nothing in a pipe or with -q."""
+    if options.quiet or not sys.stderr.isatty():
+        return SILENT
+    return TerminalProgress(sys.stderr, colour=wants_colour(sys.stderr, options.color))
+
+
 def _print(options: Options, outcome: Outcome) -> None:
-    render(outcome.sections, options.format, sys.stdout, _json_header(outcome))
+    header = _json_header(outcome)
+    render(outcome.sections, options.format, sys.stdout, header, colour=options.color)
 
 
 def _json_header(outcome: Outcome) -> dict[str, Any]:

@@ -38,6 +38,7 @@ class Options:
     diff: bool = False
     merge: bool = False
     correlation: bool = False
+    include_shapes: bool = False  # -c: correlate the shape columns too
     pivots: tuple[str, ...] = ()
     sort_pivots: tuple[str, ...] = ()
     query: str | None = None
@@ -45,6 +46,8 @@ class Options:
     write_selection: bool = False
     out_dir: str = "."
     format: str = "text"
+    color: str = "auto"  # auto, always or never (tuning_codegen.colour)
+    quiet: bool = False  # no progress display
     update: str | None = None
     dry_run: bool = False
     cover: float | None = None
@@ -75,9 +78,12 @@ def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
 
 
 def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
-    """``0.05`` or ``5%``: in (0, 1], or any finite value >= 0 when ``allow_zero``."""
+    """``0.05`` or ``5%``: in (0, 1], or any finite value >= 0 when ``allow_zero``
+    (a tolerance), where 1 or more must be written as a percentage (``150%``): a bare
+    ``2`` is far more often ``2%`` mistyped than a tolerance of 200%."""
     text = value.strip()
-    scale = 100.0 if text.endswith("%") else 1.0
+    percent = text.endswith("%")
+    scale = 100.0 if percent else 1.0
     try:
         number = float(text.rstrip("%")) / scale
     except ValueError:
@@ -88,6 +94,11 @@ def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
         if not number >= 0.0 or number == float("inf"):
             raise usage_error(
                 f"{option}: expected a non-negative fraction, got {value!r}"
+            )
+        if number >= 1.0 and not percent:
+            raise usage_error(
+                f"{option}: expected a fraction below 1 like 0.02 or 2%, got "
+                f"{value!r}; did you mean {text}%?"
             )
     elif not 0.0 < number <= 1.0:
         raise usage_error(
@@ -105,7 +116,8 @@ def _option_name(param: click.Parameter | None) -> str:
 
 
 class Fraction(click.ParamType):
-    """``0.05`` or ``5%``; ``band`` admits 0 and values above 1 (a tolerance)."""
+    """``0.05`` or ``5%``; ``band`` (a tolerance) admits 0, and 100% or more written
+    as a percentage."""
 
     name = "fraction"
 

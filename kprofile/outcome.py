@@ -15,6 +15,7 @@ from kprofile.core.metric import Metric
 from kprofile.errors import InvalidInput
 from kprofile.inputs.load import Results
 from kprofile.manifest.replace import RangeTable
+from kprofile.progress import SILENT, Progress
 from kprofile.render.section import Section
 
 Entry = dict[str, Any]
@@ -55,6 +56,7 @@ class Outcome:
     change: ManifestChange | None = None  # what --update does
     written: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)  # for stderr
+    progress: Progress = SILENT  # where long steps say how far they are
 
     def note(self, message: str) -> None:
         self.messages.append(message)

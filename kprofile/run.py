@@ -19,12 +19,14 @@ from kprofile.inputs.load import Results, load_inputs
 from kprofile.modes import Mode, check_options
 from kprofile.options import DEFAULT_METRIC, Options
 from kprofile.outcome import NoUsableInput, Outcome
+from kprofile.progress import SILENT, Progress
 from kprofile.sinks.output import write_output
 from kprofile.sinks.update import apply_update
 
 
-def load(options: Options) -> tuple[Mode, Outcome]:
-    """Check the options and load every input; unusable ones are kept in ``skipped``."""
+def load(options: Options, progress: Progress = SILENT) -> tuple[Mode, Outcome]:
+    """Check the options and load every input; unusable ones are kept in ``skipped``.
+    ``progress`` hears about the loading and, through the outcome, the mode's steps."""
     mode = check_options(options)
     if options.update is not None and not os.path.exists(options.update):
         raise KprofileError(
@@ -32,8 +34,10 @@ def load(options: Options) -> tuple[Mode, Outcome]:
             "--update: no such manifest; --update changes an existing one "
             "(-o PATH writes a new one)",
         )
-    loaded, skipped = load_inputs(options.files, max_rows=options.max_rows)
-    return mode, Outcome(loaded, skipped)
+    loaded, skipped = load_inputs(
+        options.files, max_rows=options.max_rows, progress=progress
+    )
+    return mode, Outcome(loaded, skipped, progress=progress)
 
 
 def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
@@ -53,7 +57,11 @@ def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
     if options.output:
         write_output(options.output, outcome.entries, outcome)
     if options.update is not None:
-        apply_update(options, outcome)
+        report = apply_update(options, outcome)
+        if mode.views:  # the change first; the per-file summaries only with -v
+            outcome.sections = [*report, *(outcome.sections if options.verbose else [])]
+        else:  # after the analysis that chose it (--ranges)
+            outcome.sections += report
     return outcome
 
 

@@ -236,3 +236,55 @@ def refused(repo: Any, capsys: Any, *lines: str) -> None:
     for args in ([], ["--check"]):
         assert run_codegen(args, capsys) == (2, "", "".join(x + "\n" for x in lines))
     assert repo.snapshot() == before
+
+
+def in_terminal(
+    argv: list[str],
+    *,
+    columns: int = 80,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300.0,
+) -> tuple[int, str]:
+    """Run ``argv`` (a console script of this environment) with stdin, stdout and
+    stderr on a pseudo-terminal ``columns`` wide; its exit code and everything it
+    wrote. ``COLUMNS`` and ``NO_COLOR`` are taken out of the environment, so the
+    program sees the window size as a user's terminal gives it."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")
+    }
+    environ.update(TERM="xterm-256color", **(env or {}))
+    program = [str(BIN / argv[0]), *argv[1:]]
+    process = subprocess.Popen(program, stdin=slave, stdout=slave, stderr=slave,
+                               env=environ, cwd=cwd, start_new_session=True)  # fmt: skip
+    os.close(slave)
+    output = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                data = os.read(master, 1 << 16)
+            except OSError:  # EIO: every writer closed the terminal
+                break
+            if not data:
+                break
+            output += data
+        code = process.wait(timeout=max(deadline - time.monotonic(), 1.0))
+    finally:
+        os.close(master)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return code, output.decode("utf-8", errors="replace").replace("\r\n", "\n")

@@ -7,7 +7,9 @@ and the lines up to the next ``$`` line are its expected output. A line that is 
 of one document run in order, in one sandbox: a copy of the repository's committed
 files (so ``fixtures/...`` paths work and nothing outside the sandbox is written). A
 block preceded by ``<!-- docs-test: setup NAME -->`` runs in the sandbox that setup
-prepares instead (``walkthrough``: a git repository with the pre-commit hook), and
+prepares instead (``empty``: an empty folder, with ``W`` and ``R`` naming
+fixtures/walkthrough and fixtures/results of a clone; ``walkthrough``: the repository
+that docs/walkthrough.md makes, committed, with the pre-commit hook), and
 one preceded by ``<!-- docs-test: skip REASON -->`` is not run: only benchmark
 figures, which are measurements, not outputs to compare.
 
@@ -24,7 +26,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,38 +144,58 @@ def _git(root: Path, env: dict[str, str], *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
+def _fixtures(root: Path, env: dict[str, str]) -> None:
+    """``R`` and ``W``: fixtures/results and fixtures/walkthrough of a clone."""
+    fixtures = copy_repository(root.parent / "clone") / "fixtures"
+    env["R"] = str(fixtures / "results")
+    env["W"] = str(fixtures / "walkthrough")
+
+
+def setup_empty(root: Path, env: dict[str, str]) -> None:
+    """An empty folder, as docs/walkthrough.md starts from (``R``, ``W`` set)."""
+    _fixtures(root, env)
+
+
 def setup_walkthrough(
     root: Path, env: dict[str, str], hook: str = "tuning-codegen"
 ) -> None:
-    """A kernel repository as docs/walkthrough.md describes it (fixtures/walkthrough/),
+    """The repository docs/walkthrough.md makes (fixtures/walkthrough/), committed,
     with the pre-commit ``hook`` installed."""
-    results = copy_repository(root.parent / "clone") / "fixtures" / "results"
-    env["R"] = str(results)
-    (root / "kernels").mkdir(parents=True)
-    walk = PROJECT / "fixtures" / "walkthrough"
-    shutil.copyfile(walk / "tuning-codegen.yaml", root / ".tuning-codegen.yaml")
-    shutil.copyfile(PROJECT / "fixtures" / "update" / "tuning_table_bench_matmul.yaml",
-                    root / "kernels" / "tuning_table.yaml")  # fmt: skip
-    for name in ("matmul.mojo.snippet", "matmul_configs.mojo"):
-        shutil.copyfile(walk / name, root / "kernels" / name)
-    config = {"repos": [{"repo": "local", "hooks": [local_hook(hook)]}]}
-    (root / ".pre-commit-config.yaml").write_text(
-        yaml.safe_dump(config, sort_keys=False)
-    )
-    _git(root, env, "init", "-q", "-b", "main")
-    for key, value in (("user.name", "Docs"), ("user.email", "docs@example.invalid"),
-                       ("commit.gpgsign", "false"), ("core.autocrlf", "false")):  # fmt: skip
-        _git(root, env, "config", key, value)
-    subprocess.run([str(BIN / "tuning-codegen")], cwd=root, env=env, check=True,
-                   capture_output=True)  # fmt: skip
+    _fixtures(root, env)
+    shutil.copytree(env["W"], root, dirs_exist_ok=True)
+    if hook != "tuning-codegen":
+        config = {"repos": [{"repo": "local", "hooks": [_system_hook(hook)]}]}
+        (root / ".pre-commit-config.yaml").write_text(
+            yaml.safe_dump(config, sort_keys=False)
+        )
+    _git(root, env, "init", "-q")
     _git(root, env, "add", "--all")
     _git(root, env, "commit", "-q", "-m", "matmul dispatch table")
-    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, env=env,
+    subprocess.run([str(BIN / "pre-commit"), "install"], cwd=root, env=env,
                    check=True, capture_output=True)  # fmt: skip
+
+
+def _system_hook(hook_id: str) -> dict[str, object]:
+    """The published hook as fixtures/walkthrough/.pre-commit-config.yaml has it:
+    ``repo: local``, running the installed ``tuning-codegen``."""
+    hook = local_hook(hook_id)
+    hook["entry"] = str(hook["entry"]).replace(f"{BIN}/", "")
+    return hook
+
+
+def _home(home: Path) -> None:
+    """A user's git settings: a name, no signing, ``main`` for new repositories."""
+    home.mkdir(parents=True)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Docs\n\temail = docs@example.invalid\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+        "[core]\n\tautocrlf = false\n"
+    )
 
 
 SETUPS: dict[str, Callable[[Path, dict[str, str]], None]] = {
     "repository": lambda root, env: None,
+    "empty": setup_empty,
     "walkthrough": setup_walkthrough,
     "walkthrough-check": lambda root, env: setup_walkthrough(
         root, env, "tuning-codegen-check"
@@ -190,7 +211,7 @@ def run_document(doc: Path, tmp: Path) -> list[tuple[Example, list[list[str]]]]:
         if example.setup not in sandboxes:
             root = tmp / example.setup / "work"
             env = _environment(tmp / example.setup / "home")
-            (tmp / example.setup / "home").mkdir(parents=True)
+            _home(tmp / example.setup / "home")
             if example.setup == "repository":
                 copy_repository(root)
             else:

@@ -24,7 +24,11 @@ CONTROLS = frozenset(
     for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), 0x200E, 0x200F)
     if chr(c) not in LINE_BREAKS and chr(c) != "\t"
 ) | frozenset(map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
-_ESCAPES = {ord(c): repr(c)[1:-1] for c in (*LINE_BREAKS, *CONTROLS)}  # \n, \x1b
+# What a line of terminal output must not carry raw: a line break, a control character
+# (ESC starts the sequences that clear the screen, retitle the window or move the
+# cursor), or a tab (it breaks a table's columns). Each is written as Python writes it
+# in a string literal: ``\\n``, ``\\t``, ``\\x1b``, ``\\u202e``.
+_ESCAPES = {ord(c): repr(c)[1:-1] for c in (*LINE_BREAKS, "\t", *CONTROLS)}
 # What a printed path must not carry raw: every line break and control character, tab
 # included, and the lone surrogates that stand for the undecodable bytes of a file name
 # (``os.fsdecode``), which no terminal or log can show.
@@ -37,8 +41,10 @@ def _unprintable(char: str) -> bool:
 
 
 def one_line(text: str) -> str:
-    """``text`` with each line break and control character written as its escape
-    (``\\n``, ``\\x1b``): one line that cannot start another or steer a terminal."""
+    """``text`` as one line that shows what it holds: each line break, tab and control
+    character written as its escape (``\\n``, ``\\x1b``), and the undecodable bytes of
+    a file name as ``\\udc80``-style escapes. Every string that came from an input goes
+    through here before it reaches a terminal, stdout or stderr."""
     return text.translate(_ESCAPES).encode("utf-8", "backslashreplace").decode()
 
 

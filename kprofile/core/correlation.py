@@ -2,7 +2,11 @@
 over every input.
 
 Only runs that succeeded count. Boolean parameters count as 0/1; parameters that never
-vary are left out (a correlation with a constant is undefined).
+vary are left out (a correlation with a constant is undefined), and so are the shape
+columns (constant in each file, or kbench runtime parameters: M, N, K) unless asked
+for: across files they say which problem ran, not how it was tuned, and would rank
+above the parameters. Parameters that are not numbers (a schedule name) cannot be
+correlated; they are listed in ``not_numeric``.
 """
 
 from __future__ import annotations
@@ -24,11 +28,20 @@ class Correlation:
     columns: tuple[str, ...]  # the numeric parameters, then the metric
     matrix: pd.DataFrame  # square, indexed and labelled by columns
     rows: int
+    shapes: tuple[str, ...] = ()  # shape columns left out
+    not_numeric: tuple[str, ...] = ()  # parameters that could not be correlated
 
 
-def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
-    """Successful runs of every input: numeric, varying parameters as float, then the
-    metric."""
+def _numeric(column: pd.Series) -> bool:
+    dtype = column.dtype
+    return pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+
+
+def numeric_table(
+    inputs: Sequence[Results], metric: Metric, *, leave_out: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Successful runs of every input: numeric, varying parameters (but those in
+    ``leave_out``) as float, then the metric."""
     parts = []
     for results in inputs:
         values = metric_values(results.frame, metric)
@@ -36,9 +49,7 @@ def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
         columns: dict[str, np.ndarray] = {}
         for name in results.params:
             column = results.frame[name]
-            if pd.api.types.is_bool_dtype(
-                column.dtype
-            ) or pd.api.types.is_numeric_dtype(column.dtype):
+            if name not in leave_out and _numeric(column):
                 columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)[keep]
         columns[metric.column] = values[keep]
         parts.append(pd.DataFrame(columns))
@@ -52,11 +63,28 @@ def numeric_table(inputs: Sequence[Results], metric: Metric) -> pd.DataFrame:
     return table[ordered]
 
 
-def correlate(inputs: Sequence[Results], metric: Metric) -> Correlation:
-    table = numeric_table(inputs, metric)
+def not_numeric(inputs: Sequence[Results], leave_out: Sequence[str]) -> tuple[str, ...]:
+    """Parameters (but ``leave_out``) that are not numbers in some input."""
+    names = (
+        p
+        for r in inputs
+        for p in r.params
+        if p not in leave_out and not _numeric(r.frame[p])
+    )
+    return tuple(dict.fromkeys(names))
+
+
+def correlate(
+    inputs: Sequence[Results], metric: Metric, *, shapes: Sequence[str] = ()
+) -> Correlation:
+    """The correlations of every numeric parameter but the shape columns ``shapes``."""
+    table = numeric_table(inputs, metric, leave_out=shapes)
+    skipped = not_numeric(inputs, shapes)
     if len(table.columns) < 2:
+        what = f" ({', '.join(skipped)}: not numeric)" if skipped else ""
         raise usage_error(
-            "-c: no numeric parameter varies across the inputs; nothing to correlate",
+            f"-c: no numeric parameter varies across the inputs{what}; nothing to "
+            "correlate",
         )
     if len(table) < 2:
         raise usage_error("-c: fewer than two successful runs")
@@ -68,5 +96,9 @@ def correlate(inputs: Sequence[Results], metric: Metric) -> Correlation:
         for j in range(i + 1, size):
             matrix[i, j] = matrix[j, i] = kendall_tau_b(arrays[i], arrays[j])
     return Correlation(
-        names, pd.DataFrame(matrix, index=list(names), columns=list(names)), len(table)
+        names,
+        pd.DataFrame(matrix, index=list(names), columns=list(names)),
+        len(table),
+        tuple(shapes),
+        skipped,
     )

@@ -33,6 +33,7 @@ from kprofile.core.measure import Measured, check_matrix, measure, within_tol
 from kprofile.core.metric import Metric
 from kprofile.errors import usage_error
 from kprofile.options import DEFAULT_COVER_LOSS_TIME_LIMIT, DEFAULT_COVER_TIME_LIMIT
+from kprofile.progress import SILENT, Progress
 
 __all__ = [
     "BEST",
@@ -120,6 +121,7 @@ def cover(
     tol: float,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     loss_time_limit: float | None = DEFAULT_LOSS_TIME_LIMIT,
+    progress: Progress = SILENT,
 ) -> CoverResult:
     """The fewest configs such that every shape has one within ``tol`` of its best.
 
@@ -128,11 +130,14 @@ def cover(
     loss once the size is proven (None: the rest).
     """
     _check_limits(tol, time_limit, loss_time_limit)
-    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
-    split = split_shapes(m.table, tol, metric)
-    solution, chosen = solve_shared(
-        split, time_limit=time_limit, loss_time_limit=loss_time_limit
-    )
+    with progress("cover: measuring every shape and config"):
+        m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+        split = split_shapes(m.table, tol, metric)
+    limit = "" if time_limit is None else f" (limit {time_limit:g} s)"
+    with progress(f"cover: searching the smallest table{limit}"):
+        solution, chosen = solve_shared(
+            split, time_limit=time_limit, loss_time_limit=loss_time_limit
+        )
     facts = _Facts(
         method="exact" if solution.size_proven else "time limit",
         baseline_size=split.baseline_size,

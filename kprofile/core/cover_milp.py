@@ -6,7 +6,9 @@ solution in time), whether HiGHS proved them optimal, and its proven lower bound
 the objective. HiGHS runs with presolve on and ``mip_rel_gap=0``; scipy exposes no
 thread or seed option, and HiGHS's branch and bound is deterministic for one input.
 ``highs_options`` and ``Clock`` are the time-limit plumbing every HiGHS model of
-kprofile shares (``--cover`` and ``--budget``).
+kprofile shares (``--cover`` and ``--budget``). Each solve runs in a child process
+(``kprofile.core.child``), so that Ctrl-C stops it at once rather than when HiGHS
+returns.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
+
+from kprofile.core.child import in_child
 
 if TYPE_CHECKING:  # the options' TypedDict exists only in scipy-stubs
     from scipy.optimize._milp import _OptionsMILP
@@ -67,7 +71,8 @@ def min_size(covers: np.ndarray, *, time_limit: float | None) -> Outcome:
         return NOT_RUN
     n, k = covers.shape
     rows = LinearConstraint(sparse.csr_array(covers.astype(np.float64)), lb=1.0)
-    result = milp(
+    result = in_child(
+        milp,
         np.ones(k),
         integrality=np.ones(k, dtype=np.int64),
         bounds=Bounds(0.0, 1.0),
@@ -113,7 +118,8 @@ def min_loss(
         ),
         shape=(m, k + m),
     )
-    result = milp(
+    result = in_child(
+        milp,
         cost,
         integrality=np.concatenate(
             [np.ones(k, dtype=np.int64), np.zeros(m, dtype=np.int64)]

@@ -23,7 +23,8 @@ import pandas as pd
 
 from kprofile.core.measure import measure
 from kprofile.core.metric import Metric
-from kprofile.core.values import plain
+from kprofile.core.values import plain, records, shape_label
+from kprofile.progress import SILENT, Progress
 
 __all__ = [
     "ImportanceResult",
@@ -38,6 +39,7 @@ TABLE_COLUMNS = (
     "cost",
     "value",
     "worst",
+    "worst shape",
     "geomean",
     "shapes",
     "shapes_total",
@@ -53,6 +55,7 @@ class ValueReach:
     worst: float  # max over measured shapes; NaN when measured on none
     geomean: float  # geometric mean over measured shapes; NaN when measured on none
     shapes: int  # shapes where this value has a successful run
+    worst_shape: str = ""  # where ``worst`` is reached (the first); "" at 1.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,12 @@ class ParamImportance:
     cost: float  # worst ``worst`` over the values
     best_value: object  # the value whose ``worst`` is lowest (ties: geomean, order)
     values: tuple[ValueReach, ...]
+
+    @property
+    def worst(self) -> ValueReach:
+        """The value whose reachable ratio on its worst shape is the cost (the first
+        in natural order)."""
+        return next(v for v in self.values if v.shapes and v.worst == self.cost)
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,11 +92,18 @@ def importance(
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
     metric: Metric,
+    progress: Progress = SILENT,
 ) -> ImportanceResult:
     """Rank ``param_cols`` by how much fixing each to its worst value can cost."""
-    m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
+    with progress("importance: measuring every shape and config"):
+        m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
     shapes_total = int(m.table["shape"].nunique())
-    unranked = [_param(m.table, m.configs[p], p) for p in param_cols]
+    labels = [shape_label(s) or "all rows" for s in records(m.shapes)]
+    unranked = []
+    with progress("importance: parameters", len(param_cols)) as advance:
+        for p in param_cols:
+            unranked.append(_param(m.table, m.configs[p], p, labels))
+            advance(1)
     order = sorted(range(len(unranked)), key=lambda i: _rank_key(unranked[i], i))
     params = tuple(
         ParamImportance(p.param, rank, p.cost, p.best_value, p.values)
@@ -98,9 +114,11 @@ def importance(
     )
 
 
-def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance:
+def _param(
+    table: pd.DataFrame, column: pd.Series, name: str, labels: Sequence[str]
+) -> ParamImportance:
     """Reachable ratios for every value of one parameter (``column``: config id ->
-    value)."""
+    value); ``labels`` names each shape id."""
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     code_of_config = pd.Series(codes, index=column.index)
     per_shape = (
@@ -119,10 +137,21 @@ def _param(table: pd.DataFrame, column: pd.Series, name: str) -> ParamImportance
     worst = stats["worst"].to_numpy(dtype=np.float64)
     geomean = stats["geomean"].to_numpy(dtype=np.float64)
     shapes = stats["shapes"].fillna(0).to_numpy(dtype=np.int64)
+    # Where each value is worst (the first such shape); none where it is the best
+    # on every shape it ran on.
+    worst_at = {
+        c: labels[s]
+        for c, s in per_shape.groupby(level="code").idxmax()
+        if worst[c] > 1.0
+    }
     order = sorted(range(len(uniques)), key=lambda c: _natural_key(uniques[c]))
     values = [
         ValueReach(
-            plain(uniques[c]), float(worst[c]), float(geomean[c]), int(shapes[c])
+            plain(uniques[c]),
+            float(worst[c]),
+            float(geomean[c]),
+            int(shapes[c]),
+            worst_at.get(c, ""),
         )
         for c in order
     ]
@@ -141,10 +170,11 @@ def _rank_key(p: ParamImportance, position: int) -> tuple[float, float, int]:
 
 def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFrame:
     rows = [
-        (p.rank, p.param, p.cost, v.value, v.worst, v.geomean, v.shapes, shapes_total)
+        (p.rank, p.param, p.cost, v.value, v.worst, v.worst_shape or None, v.geomean,
+         v.shapes, shapes_total)
         for p in params
         for v in p.values
-    ]
+    ]  # fmt: skip
     out = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     out["value"] = out["value"].astype(object)
     return out

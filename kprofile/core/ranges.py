@@ -26,6 +26,7 @@ from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
 from kprofile.core.values import plain, value_label
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
+from kprofile.progress import SILENT, Progress
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +62,7 @@ def ranged_groups(
     metric: Metric,
     tol: float,
     range_end: float | None,
+    progress: Progress = SILENT,
 ) -> RangesResult:
     """Combine ``inputs``, sweep ``column`` per group of ``pivots`` (``column`` left
     out of them) and partition each group's points into the fewest ranges."""
@@ -82,8 +84,12 @@ def ranged_groups(
     except KprofileError as exc:
         raise usage_error(f"--ranges: {exc.message}") from None
     check_range_end(sweep, column, range_end)
-    groups = tuple(_ranged(g, sweep, column, range_end) for g in sweep.groups)
-    return RangesResult(sweep, groups, column, group_cols, tol)
+    groups = []
+    with progress("ranges: partitioning each group", len(sweep.groups)) as advance:
+        for group in sweep.groups:
+            groups.append(_ranged(group, sweep, column, range_end))
+            advance(1)
+    return RangesResult(sweep, tuple(groups), column, group_cols, tol)
 
 
 def range_column(name: str, inputs: Sequence[Results]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from kprofile.inputs.pickles import RefusedPickle, read_pickle
 from kprofile.inputs.spec import SpecLimit, expand_specs
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
+from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import load_manifest
 
@@ -77,27 +78,37 @@ def kind_of(path: str) -> str:
 
 
 def load_inputs(
-    paths: Iterable[str], *, max_rows: int = DEFAULT_MAX_ROWS
+    paths: Sequence[str],
+    *,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    progress: Progress = SILENT,
 ) -> tuple[list[Results], list[InvalidInput]]:
     """Load every path; unusable files are returned as InvalidInput records, in order.
-    ``max_rows`` bounds the rows a spec YAML may expand to."""
+    ``max_rows`` bounds the rows a spec YAML may expand to; ``progress`` hears of
+    each file."""
     loaded: list[Results] = []
     invalid: list[InvalidInput] = []
-    for path in paths:
-        try:
-            loaded.append(load_results(path, max_rows=max_rows))
-        except InvalidInputError as exc:
-            invalid.append(exc.record)
+    with progress("loading", len(paths)) as advance:
+        for path in paths:
+            try:
+                with progress(f"reading {path}"):
+                    loaded.append(load_results(path, max_rows=max_rows))
+            except InvalidInputError as exc:
+                invalid.append(exc.record)
+            advance(1)
     return loaded, invalid
 
 
 def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
     """One input file, chosen by suffix (.pkl, .csv, .yaml); only regular files."""
-    kind = kind_of(path) or "input"
+    # A folder is no kind of result, whatever its name ends in.
+    kind = (not os.path.isdir(path) and kind_of(path)) or "input"
 
     def invalid(reason: str) -> InvalidInputError:
         return InvalidInputError(InvalidInput(kind, path, reason))
 
+    if os.path.isdir(path):
+        raise invalid("is a directory; pass the result files in it (e.g. DIR/*.pkl)")
     if kind == "input":
         raise invalid(
             f"unknown file type {Path(path).suffix or '(no suffix)'!r}; "
@@ -105,8 +116,6 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         )
     if not os.path.exists(path):
         raise invalid("no such file")
-    if os.path.isdir(path):
-        raise invalid("is a directory, expected a file")
     try:
         what = irregular(os.stat(path).st_mode)  # follows symlinks
         if what:

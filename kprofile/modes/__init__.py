@@ -96,7 +96,7 @@ MODES: tuple[Mode, ...] = (
         "correlation",
         "kprofile.modes.correlation:run",
         pivots=False,
-        options=("--out-dir",),
+        options=("--out-dir", "--include-shapes"),
     ),
     Mode(
         "cover",
@@ -128,6 +128,7 @@ MODES: tuple[Mode, ...] = (
 OWN_OPTIONS = {
     "--sort-pivots": "sort_pivots",
     "--out-dir": "out_dir",
+    "--include-shapes": "include_shapes",
     "--cover-time-limit": "cover_time_limit",
     "--cover-loss-time-limit": "cover_loss_time_limit",
     "--plot": "plot",

@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from kprofile.core.combine import default_shape_columns
 from kprofile.core.correlation import Correlation, correlate
 from kprofile.core.metric import Metric
 from kprofile.options import Options
@@ -18,7 +19,8 @@ from kprofile.sinks.files import write_heatmap
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     """``-c``: the correlations, and the heatmap in ``--out-dir``."""
     assert metric is not None  # the mode table says this mode needs one
-    result = correlate(outcome.inputs, metric)
+    shapes = () if options.include_shapes else default_shape_columns(outcome.inputs)
+    result = correlate(outcome.inputs, metric, shapes=shapes)
     png = write_heatmap(result, options.out_dir, metric)
     outcome.written.append(png)
     outcome.sections += correlation_sections(result, metric, png)
@@ -39,6 +41,15 @@ def correlation_sections(
         ("runs", result.rows),
         ("metric", f"{metric.column} ({metric.direction})"),
     ]
+    if result.shapes:
+        names = ", ".join(result.shapes)
+        facts.append(
+            ("shape columns", f"{names} (left out; --include-shapes adds them)")
+        )
+    if result.not_numeric:
+        facts.append(
+            ("not numeric", f"{', '.join(result.not_numeric)} (no correlation)")
+        )
     if png:
         facts.append(("heatmap", png))
     matrix = result.matrix.reset_index(names="")

@@ -110,6 +110,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             tol=options.cover,
             time_limit=options.cover_time_limit,
             loss_time_limit=options.cover_loss_time_limit,
+            progress=outcome.progress,
         )
     except KprofileError as exc:
         raise usage_error(f"--cover: {exc.message}") from None

@@ -32,8 +32,11 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     pivots = options.pivots or common_shape_columns(outcome.inputs)
     configs: list[dict[str, Any]] = []
     for results in outcome.inputs:
-        for part in split_by(results, options.pivots):
-            configs += _group(options, outcome, metric, part)
+        parts = split_by(results, options.pivots)
+        with outcome.progress(f"views of {results.path}", len(parts)) as advance:
+            for part in parts:
+                configs += _group(options, outcome, metric, part)
+                advance(1)
     outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
 
 

@@ -12,7 +12,6 @@ import pandas as pd
 from kprofile.core.combine import combine
 from kprofile.core.importance import (
     ImportanceResult,
-    ParamImportance,
     importance,
 )
 from kprofile.core.metric import Metric
@@ -39,7 +38,8 @@ def importance_sections(
             "param": [p.param for p in params],
             "cost": [p.cost for p in params],
             "best value": pd.Series([p.best_value for p in params], dtype=object),
-            "worst value": pd.Series([_worst_value(p) for p in params], dtype=object),
+            "worst value": pd.Series([p.worst.value for p in params], dtype=object),
+            "worst shape": [p.worst.worst_shape for p in params],
             "values": [len(p.values) for p in params],
         }
     )
@@ -78,11 +78,6 @@ def _facts(
     )  # fmt: skip
 
 
-def _worst_value(p: ParamImportance) -> object:
-    """The value whose reachable ratio on its worst shape is the parameter's cost."""
-    return next(v.value for v in p.values if v.shapes and v.worst == p.cost)
-
-
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     """``--importance``: parameters ranked by what a bad value costs; --plot charts."""
     assert metric is not None  # the mode table says this mode needs one
@@ -93,12 +88,13 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
             metric=metric,
+            progress=outcome.progress,
         )
     except KprofileError as exc:
         raise usage_error(f"--importance: {exc.message}") from None
     written: list[str] = []
     if options.plot is not None:
-        written = plot_importance(result, options.plot)
+        written = plot_importance(result, options.plot, progress=outcome.progress)
     outcome.written += written
     outcome.sections += importance_sections(
         result, shape_cols=combined.shape_cols, metric=metric, written=written

@@ -34,6 +34,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         metric=metric,
         tol=DEFAULT_TOL if options.tol is None else options.tol,
         range_end=options.range_end,
+        progress=outcome.progress,
     )
     outcome.sections += ranges_sections(
         result.groups,

@@ -280,15 +280,16 @@ def _selection_label(kind: str, amount: float, metric: Metric) -> str:
 
 
 def _measured(common: CommonConfig) -> str:
-    """Whether the common config was benchmarked, where, and its ratio."""
+    """Whether the common config was benchmarked, where, and its ratio (the fact is
+    already labelled ``measured``)."""
     if not len(common.subset):
         return "no run succeeded"
     if common.measured is None:
         return "never benchmarked"
     row = row_label(common.results, common.measured)
     if math.isnan(common.ratio):
-        return f"measured ({row}), but the run failed"
-    return f"measured: {row}, ratio {common.ratio:.3f}"
+        return f"{row}, but the run failed"
+    return f"{row}, ratio {common.ratio:.3f}"
 
 
 def _title(results: Results, group: str, what: str = "") -> str:

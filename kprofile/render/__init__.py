@@ -14,22 +14,29 @@ from kprofile.render.jsondoc import render_json
 from kprofile.render.markdown import render_markdown
 from kprofile.render.section import Section
 from kprofile.render.text import render_plain, render_rich
+from tuning_codegen.colour import wants_colour
 
 
 def render(
-    sections: Sequence[Section], fmt: str, stream: IO[str], header: dict[str, Any]
+    sections: Sequence[Section],
+    fmt: str,
+    stream: IO[str],
+    header: dict[str, Any],
+    *,
+    colour: str = "auto",
 ) -> None:
     """Write ``sections`` to ``stream`` as ``fmt`` (text, markdown or json).
 
-    Text is rich tables when ``stream`` is a terminal and plain text otherwise.
-    ``header`` (metric, inputs, skipped, written) only goes into JSON.
+    Text is rich tables when ``stream`` is a terminal (or ``colour`` is ``always``)
+    and plain text otherwise; ``colour`` (auto, always, never) and ``NO_COLOR`` decide
+    its colours. ``header`` (metric, inputs, skipped, written) only goes into JSON.
     """
     if fmt == "json":
         stream.write(render_json(sections, header))
     elif fmt == "markdown":
         stream.write(render_markdown(sections))
-    elif stream.isatty():
-        render_rich(sections, stream)
+    elif colour == "always" or stream.isatty():
+        render_rich(sections, stream, colour=wants_colour(stream, colour))
     else:
         stream.write(render_plain(sections))
     stream.flush()

@@ -1,7 +1,10 @@
 """Table cells as text: what every text renderer shows for a value.
 
 Floats are rounded to 3 decimal places and missing values are ``-``; a float column is
-formatted in one vectorized step.
+formatted in one vectorized step. Every string from an input (values, names, paths,
+titles, notes) is shown through ``tuning_codegen.errors.one_line``: control characters,
+line breaks and bidirectional overrides as escapes (``\\x1b``), never raw, so a result
+file cannot clear the screen, move the cursor or retitle the window.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.values import plain
+from tuning_codegen.errors import one_line
 
 MISSING = "-"
 
@@ -24,7 +28,18 @@ def cell(value: Any) -> str:
         return MISSING
     if isinstance(value, float):
         return MISSING if math.isnan(value) else f"{value:.3f}"
-    return str(value)
+    return one_line(str(value))
+
+
+def note_lines(note: str) -> list[str]:
+    """A note's lines as shown: one, or a diff's, each through ``one_line``. A diff of
+    a CRLF file keeps its ``\\r`` at the end of each line (harmless there, and what
+    the file holds); nowhere else does one stay raw."""
+    lines = note.rstrip("\n").split("\n")
+    return [
+        one_line(line[:-1]) + "\r" if line.endswith("\r") else one_line(line)
+        for line in lines
+    ]
 
 
 def column_cells(column: pd.Series) -> list[str]:
@@ -51,7 +66,7 @@ def is_numeric(column: pd.Series) -> bool:
 
 def table_cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
     """Header, rows of cell texts, and which columns are numeric (right-aligned)."""
-    header = [str(c) for c in table.columns]
+    header = [one_line(str(c)) for c in table.columns]
     columns = [column_cells(table.iloc[:, i]) for i in range(table.shape[1])]
     numeric = [is_numeric(table.iloc[:, i]) for i in range(table.shape[1])]
     rows = [list(r) for r in zip(*columns)] if columns else []

@@ -6,6 +6,12 @@ rendered by the Agg canvas, without pyplot and whatever backend the environment 
 (``MPLBACKEND`` is set to Agg before matplotlib is imported, since a broken value
 there would stop the import). Figures use matplotlib's default style, not the user's
 rc files, and PNGs carry no version stamp, so the same input gives the same bytes.
+
+They are sized to read on a laptop screen at 100 %: 100 dpi, about 900 pixels wide,
+text of 9 points or more. Every label from an input (names, values, shapes) goes
+through ``one_line`` as on the terminal. Ratios are drawn from 1.0 (the best) up, on
+one scale for all the per-parameter charts of a run, so a 1.05 looks as small next to
+a 1.5 as it is.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kprofile.core.values import value_label
+from tuning_codegen.errors import one_line
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -44,8 +51,14 @@ def png(draw: Callable[[Figure], None], size: tuple[float, float]) -> bytes:
 
 
 def heatmap_png(result: Correlation, title: str) -> bytes:
-    """The correlation matrix as an annotated heatmap."""
-    names = list(result.columns)
+    """The correlation matrix as an annotated heatmap; under the title, the shape
+    columns left out of it."""
+    names = [one_line(n) for n in result.columns]
+    heading = one_line(title)
+    if result.shapes:
+        heading += "\n" + one_line(
+            f"shape columns left out: {', '.join(result.shapes)}"
+        )
     size = len(names)
     matrix = result.matrix.to_numpy(dtype=np.float64)
 
@@ -57,59 +70,90 @@ def heatmap_png(result: Correlation, title: str) -> bytes:
         for (i, j), value in np.ndenumerate(matrix):
             text = "" if math.isnan(value) else f"{value:.2f}"
             color = "white" if abs(value) > 0.6 else "black"
-            axes.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
-        axes.set_title(title)
+            axes.text(j, i, text, ha="center", va="center", fontsize=9, color=color)
+        axes.set_title(heading, fontsize=10)
         figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
 
-    return png(draw, (1.0 + 0.8 * size, 0.6 + 0.7 * size))
+    side = max(6.0, 1.5 + 0.8 * size)
+    return png(draw, (side + 1.0, side))
+
+
+def importance_top(result: ImportanceResult) -> float:
+    """The top of every per-parameter chart's ratio axis: above the largest cost of
+    the run, and at least 1.1, so that a near-flat parameter looks near flat."""
+    cost = max((p.cost for p in result.params), default=1.0)
+    return max(1.1, 1.0 + (cost - 1.0) * 1.15)
 
 
 def importance_overview_png(result: ImportanceResult) -> bytes:
-    """Every parameter's cost, ranked (the most costly on top)."""
-    names = [p.param for p in result.params][::-1]
-    costs = [p.cost for p in result.params][::-1]
+    """Every parameter's cost, ranked (the most costly on top), each bar naming the
+    value and the shape where it costs that much."""
+    params = result.params[::-1]
+    names = [one_line(p.param) for p in params]
 
     def draw(figure: Figure) -> None:
         ax = figure.add_subplot()
-        ax.barh(names, [c - 1.0 for c in costs], left=1.0, color="tab:red")
-        for y, c in enumerate(costs):
-            ax.annotate(f"{c:.3f}", (c, y), xytext=(3, 0), textcoords="offset points",
-                        va="center", fontsize=8)  # fmt: skip
+        ax.barh(names, [p.cost - 1.0 for p in params], left=1.0, color="tab:red")
+        for y, p in enumerate(params):
+            worst = p.worst
+            where = f"{value_label(worst.value)} on {worst.worst_shape}"
+            ax.annotate(f"{p.cost:.3f}  ({one_line(where)})", (p.cost, y),
+                        xytext=(4, 0), textcoords="offset points", va="center",
+                        fontsize=9)  # fmt: skip
         ax.axvline(1.0, color="black", linewidth=0.8)
+        longest = max((p.cost for p in params), default=1.0)
+        ax.set_xlim(1.0, 1.0 + max(longest - 1.0, 0.01) / 0.55)  # room for the text
         ax.set_xlabel(
-            "worst reachable ratio with the parameter at its worst value (1.0 = best)"
+            "worst reachable ratio with the parameter at its worst value "
+            "(1.0 = best; axis starts at 1.0)"
         )
-        ax.set_title(f"Which parameters matter ({result.shapes_total} shapes)")
-        ax.margins(x=0.15)
+        ax.set_title(f"Which parameters matter ({result.shapes_total} shapes): the "
+                     "cost, and the value and shape where it is paid")  # fmt: skip
 
-    return png(draw, (7, 1.2 + 0.45 * len(names)))
+    return png(draw, (9, 1.6 + 0.5 * len(names)))
 
 
-def importance_param_png(p: ParamImportance, shapes_total: int) -> bytes:
-    """Per value of one parameter: the worst and geometric-mean reachable ratio,
-    labelled with the number of shapes it was measured on."""
-    labels = [value_label(v.value) for v in p.values]
+def importance_param_png(
+    p: ParamImportance, shapes_total: int, *, top: float | None = None
+) -> bytes:
+    """Per value of one parameter: the worst and geometric-mean reachable ratio (see
+    ``draw_importance_param``)."""
+    size = (max(8.0, 1.5 + 1.1 * len(p.values)), 5.5)
+    return png(lambda figure: draw_importance_param(figure, p, shapes_total, top), size)
+
+
+def draw_importance_param(
+    figure: Figure, p: ParamImportance, shapes_total: int, top: float | None = None
+) -> None:
+    """The worst and geometric-mean reachable ratio per value, the worst labelled with
+    its ratio, its shape and the number of shapes it was measured on; the title names
+    the costly value and its shape. ``top``: the ratio axis's top
+    (``importance_top``), the same for every parameter of a run."""
+    labels = [one_line(value_label(v.value)) for v in p.values]
     x = np.arange(len(labels))
     worst = [v.worst - 1.0 if v.shapes else 0.0 for v in p.values]
     geo = [v.geomean - 1.0 if v.shapes else 0.0 for v in p.values]
-
-    def draw(figure: Figure) -> None:
-        ax = figure.add_subplot()
-        ax.bar(x - 0.2, geo, 0.4, bottom=1.0, label="geometric mean over shapes",
-               color="tab:blue")  # fmt: skip
-        ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
-        for xi, v in zip(x, p.values):
-            top = v.worst if v.shapes else 1.0
-            ax.annotate(
-                f"{v.shapes}/{shapes_total}", (xi, top), xytext=(0, 3),
-                textcoords="offset points", ha="center", fontsize=8,
-            )  # fmt: skip
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xticks(x, labels, rotation=45 if len(labels) > 8 else 0)
-        ax.set_xlabel(f"{p.param} (labels: shapes measured)")
-        ax.set_ylabel("best reachable ratio (1.0 = best)")
-        ax.set_title(f"#{p.rank} {p.param}: a bad choice costs up to {p.cost:.3f}x")
-        figure.legend(loc="outside lower center", ncols=2, fontsize=8)
-        ax.margins(y=0.15)
-
-    return png(draw, (max(5.0, 1.0 + 0.6 * len(labels)), 4))
+    name = one_line(p.param)
+    where = one_line(f"{value_label(p.worst.value)} on {p.worst.worst_shape}")
+    ax = figure.add_subplot()
+    ax.bar(x - 0.2, geo, 0.4, bottom=1.0, label="geometric mean over shapes",
+           color="tab:blue")  # fmt: skip
+    ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
+    for xi, v in zip(x, p.values):
+        text = (
+            f"{v.worst:.3f}\n{one_line(v.worst_shape)}\n{v.shapes}/{shapes_total}"
+            if v.shapes
+            else f"not measured\n0/{shapes_total}"
+        )
+        at = (xi + 0.2, v.worst if v.shapes else 1.0)
+        ax.annotate(text, at, xytext=(0, 3), textcoords="offset points",
+                    ha="center", fontsize=8)  # fmt: skip
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_ylim(1.0, top if top is not None else max(1.1, 1.0 + 1.15 * max(worst)))
+    ax.set_xticks(x, labels, rotation=45 if len(labels) > 8 else 0)
+    ax.set_xlabel(f"{name} (above each red bar: its ratio, its shape, shapes "
+                  "measured)")  # fmt: skip
+    ax.set_ylabel("best reachable ratio (1.0 = best; same scale on every chart)")
+    ax.set_title(f"#{p.rank} {name}: a bad choice costs up to {p.cost:.3f}x "
+                 f"({where})", fontsize=11)  # fmt: skip
+    figure.legend(loc="outside lower center", ncols=2, fontsize=9)

@@ -9,6 +9,16 @@ from typing import Any
 
 from kprofile.core.values import plain
 from kprofile.render.section import Section
+from tuning_codegen.errors import CONTROLS, LINE_BREAKS
+
+# What json.dumps(ensure_ascii=False) leaves raw in a string and a terminal would obey
+# (DEL, C1 controls, bidirectional overrides, U+2028/U+2029): written as JSON escapes
+# (``\\u202e``). Raw, these characters can only stand inside strings (the document's
+# own structure is ASCII), and "\n" there is already escaped: the one raw "\n" is the
+# indentation's, left alone.
+_JSON_ESCAPES = {
+    ord(c): f"\\u{ord(c):04x}" for c in (*CONTROLS, *LINE_BREAKS) if c != "\n"
+}
 
 
 def json_value(value: Any) -> Any:
@@ -50,4 +60,5 @@ def render_json(sections: Sequence[Section], header: dict[str, Any]) -> str:
     ``sections``."""
     document = dict(header)
     document["sections"] = [section_json(s) for s in sections]
-    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
+    return text.translate(_JSON_ESCAPES) + "\n"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kprofile.render.cells import cell, table_cells
+from kprofile.render.cells import cell, note_lines, table_cells
 from kprofile.render.section import Section
+from tuning_codegen.errors import one_line
 
 
 def render_markdown(sections: Sequence[Section]) -> str:
@@ -14,9 +15,9 @@ def render_markdown(sections: Sequence[Section]) -> str:
     (the best row in bold)."""
     blocks = []
     for section in sections:
-        lines = [f"### {section.title}", ""]
+        lines = [f"### {one_line(section.title)}", ""]
         for key, value in section.facts:
-            lines.append(f"- **{_md(key)}**: {_md(cell(value))}")
+            lines.append(f"- **{_md(one_line(key))}**: {_md(cell(value))}")
         if section.facts:
             lines.append("")
         if section.table is not None:
@@ -39,10 +40,11 @@ def _md(text: str) -> str:
 
 def _md_note(note: str) -> str:
     """A one-line note as text; a multi-line note (a diff) as a fenced block."""
-    note = note.rstrip("\n")
-    if "\n" not in note:
-        return _md(note)
-    longest = max((len(run) for run in re.findall(r"`+", note)), default=0)
+    lines = note_lines(note)
+    if len(lines) == 1:
+        return _md(lines[0])
+    text = "\n".join(lines)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    language = "diff" if note.startswith("--- ") else ""
-    return f"{fence}{language}\n{note}\n{fence}"
+    language = "diff" if text.startswith("--- ") else ""
+    return f"{fence}{language}\n{text}\n{fence}"

@@ -1,14 +1,29 @@
-"""Sections as text: rich tables on a terminal, aligned plain text when piped."""
+"""Sections as text: rich tables on a terminal, aligned plain text when piped.
+
+On a terminal nothing is ever broken inside a value: a table wider than the terminal
+is shown in blocks of columns, or one record per row (``kprofile.render.layout``);
+facts, notes and titles too long for a line are left whole for the terminal to wrap.
+Sections are separated by one blank line. Colour is rich's styles, off with
+``--color never`` or ``NO_COLOR`` (``tuning_codegen.colour.wants_colour``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import pandas as pd
 
-from kprofile.render.cells import cell, table_cells
+from kprofile.render.cells import cell, note_lines, table_cells
+from kprofile.render.layout import column_blocks
 from kprofile.render.section import Section
+from tuning_codegen.colour import colour_diff
+from tuning_codegen.errors import one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+HIGHLIGHT = "bold green"
 
 
 def render_plain(sections: Sequence[Section]) -> str:
@@ -16,17 +31,19 @@ def render_plain(sections: Sequence[Section]) -> str:
     highlighted rows."""
     blocks = []
     for section in sections:
-        lines = [f"== {section.title} =="]
+        lines = [f"== {one_line(section.title)} =="]
         if section.facts:
-            width = max(len(k) for k, _ in section.facts)
-            lines += [f"{k.ljust(width)}  {cell(v)}" for k, v in section.facts]
+            keys = [one_line(k) for k, _ in section.facts]
+            width = max(len(k) for k in keys)
+            lines += [
+                f"{k.ljust(width)}  {cell(v)}" for k, (_, v) in zip(keys, section.facts)
+            ]
         if section.table is not None:
             if section.facts:
                 lines.append("")
             lines += _plain_table(section.table, section.highlight)
-        lines += [
-            note.rstrip("\n") for note in section.notes
-        ]  # a diff note ends with its own newline
+        for note in section.notes:
+            lines += note_lines(note)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
@@ -52,38 +69,134 @@ def _plain_table(table: pd.DataFrame, highlight: Sequence[int]) -> list[str]:
     return out
 
 
-def render_rich(sections: Sequence[Section], stream: IO[str]) -> None:
-    """Rich tables (imported only when a terminal asks for them). Text from the data
-    is never read as rich markup: ``[M=64]`` or a diff line ``- [a, b]`` prints as
-    written."""
-    from rich import box
+def render_rich(sections: Sequence[Section], stream: IO[str], *, colour: bool) -> None:
+    """Rich tables (imported only when a terminal asks for them), as wide as the
+    terminal allows. Text from the data is never read as rich markup: ``[M=64]`` or a
+    diff line ``- [a, b]`` prints as written."""
     from rich.console import Console
-    from rich.markup import escape
+
+    console = Console(
+        file=stream,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        force_terminal=True if colour else None,
+        color_system="auto" if colour else None,
+        no_color=not colour,  # decided here: --color always overrides NO_COLOR
+    )
+    for number, section in enumerate(sections):
+        if number:
+            console.print()
+        _rich_section(console, section)
+
+
+def _rich_section(console: Console, section: Section) -> None:
+    from rich.text import Text
+
+    title = one_line(section.title)
+    if len(title) + 6 <= console.width:
+        console.rule(Text(title, style="bold"))
+    else:  # a rule would cut the title short
+        console.rule()
+        console.print(Text(title, style="bold"), soft_wrap=True)
+    if section.facts:
+        keys = [one_line(k) for k, _ in section.facts]
+        width = max(_cells(k) for k in keys)
+        for key, (_, value) in zip(keys, section.facts):
+            line = Text.assemble(("  " + _pad(key, width), "cyan"), "  ", cell(value))
+            console.print(line, soft_wrap=True)
+    if section.table is not None:
+        if section.facts:
+            console.print()
+        _rich_table(console, section.table, set(section.highlight))
+        if section.notes:
+            console.print()
+    for note in section.notes:
+        lines = [line.removesuffix("\r") for line in note_lines(note)]
+        text = "\n".join(lines)
+        if len(lines) > 1 and text.startswith("--- "):
+            console.print(Text.from_ansi(colour_diff(text)), soft_wrap=True)
+        else:
+            console.print(Text(text), soft_wrap=True)
+
+
+def _rich_table(console: Console, table: pd.DataFrame, marks: set[int]) -> None:
+    header, rows, numeric = table_cells(table)
+    if not header:
+        return
+    widths = [
+        max([_cells(h), *(_cells(r[i]) for r in rows)]) for i, h in enumerate(header)
+    ]
+    blocks = column_blocks(widths, console.width)
+    if blocks is None or len(blocks) > max(len(rows), 1):  # records read better
+        _rich_records(console, header, rows, marks)
+        return
+    for number, block in enumerate(blocks):
+        if number:
+            console.print()
+        _rich_block(console, block, header, rows, numeric, widths, marks)
+
+
+def _rich_block(
+    console: Console,
+    block: Sequence[int],
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[bool],
+    widths: Sequence[int],
+    marks: set[int],
+) -> None:
+    """The columns ``block`` of the table, which fit the terminal as they are."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=stream, highlight=False)
-    for section in sections:
-        console.rule(f"[bold]{escape(section.title)}")
-        if section.facts:
-            facts = Table(show_header=False, box=None, padding=(0, 2))
-            facts.add_column(style="cyan", no_wrap=True)
-            facts.add_column(overflow="fold")
-            for key, value in section.facts:
-                facts.add_row(Text(key), Text(cell(value)))
-            console.print(facts)
-        if section.table is not None:
-            header, rows, numeric = table_cells(section.table)
-            table = Table(box=box.SIMPLE_HEAVY)
-            for name, num in zip(header, numeric):
-                table.add_column(
-                    Text(name), justify="right" if num else "left", overflow="fold"
-                )
-            marks = set(section.highlight)
-            for i, row in enumerate(rows):
-                table.add_row(
-                    *(Text(c) for c in row), style="bold green" if i in marks else None
-                )
-            console.print(table)
-        for note in section.notes:
-            console.print(Text(note.rstrip("\n")), soft_wrap="\n" in note)
+    table = Table(box=box.SIMPLE_HEAVY, show_edge=False)
+    for i in block:
+        table.add_column(
+            Text(header[i]),
+            justify="right" if numeric[i] else "left",
+            no_wrap=True,
+            min_width=widths[i],
+        )
+    for number, row in enumerate(rows):
+        style = HIGHLIGHT if number in marks else None
+        table.add_row(*(Text(row[i]) for i in block), style=style)
+    console.print(table)
+    if not rows:
+        console.print("  (no entries)")
+
+
+def _rich_records(
+    console: Console,
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    marks: set[int],
+) -> None:
+    """One record per row, ``name  value`` lines, for a table no block of columns
+    fits."""
+    from rich.text import Text
+
+    width = max(_cells(h) for h in header)
+    for number, row in enumerate(rows):
+        if number:
+            console.print()
+        style = HIGHLIGHT if number in marks else ""
+        for name, value in zip(header, row):
+            line = Text.assemble(
+                ("  " + _pad(name, width), "cyan"), "  ", (value, style)
+            )
+            console.print(line, soft_wrap=True)
+    if not rows:
+        console.print("  (no entries)")
+
+
+def _cells(text: str) -> int:
+    """Terminal cells ``text`` takes (wide characters take two)."""
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _cells(text))

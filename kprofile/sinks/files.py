@@ -20,6 +20,7 @@ from kprofile.core.correlation import Correlation
 from kprofile.core.importance import ImportanceResult
 from kprofile.core.metric import Metric
 from kprofile.errors import KprofileError
+from kprofile.progress import SILENT, Progress
 from kprofile.render import charts
 from tuning_codegen.transaction import MAX_NAME_BYTES, write_atomic
 
@@ -52,7 +53,9 @@ def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
     return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})[0]
 
 
-def plot_importance(result: ImportanceResult, out_dir: str | Path) -> list[str]:
+def plot_importance(
+    result: ImportanceResult, out_dir: str | Path, *, progress: Progress = SILENT
+) -> list[str]:
     """``--plot``: the PNG charts in ``out_dir`` (created if missing); their paths.
 
     ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
@@ -67,9 +70,15 @@ def plot_importance(result: ImportanceResult, out_dir: str | Path) -> list[str]:
         ) from None
     labels = ["importance", *(f"importance-{p.param}" for p in result.params)]
     names = safe_file_names(labels, suffix=".png", fallback="importance-param")
-    files = {folder / names[0]: charts.importance_overview_png(result)}
-    for p, name in zip(result.params, names[1:]):
-        files[folder / name] = charts.importance_param_png(p, result.shapes_total)
+    top = charts.importance_top(result)  # one ratio scale for every parameter
+    with progress("drawing the charts", len(names)) as advance:
+        files = {folder / names[0]: charts.importance_overview_png(result)}
+        advance(1)
+        for p, name in zip(result.params, names[1:]):
+            files[folder / name] = charts.importance_param_png(
+                p, result.shapes_total, top=top
+            )
+            advance(1)
     return write_files(files)
 
 

@@ -43,9 +43,10 @@ STATUSES = ("added", "changed", "unchanged")
 RANGE_STATUSES = ("replaced", "added", "unchanged")
 
 
-def apply_update(options: Options, outcome: Outcome) -> None:
+def apply_update(options: Options, outcome: Outcome) -> list[Section]:
     """Make ``outcome.change`` to the manifest ``options.update``: locked, read,
-    edited, and written atomically only if it changes and is still what was read."""
+    edited, and written atomically only if it changes and is still what was read.
+    The sections that report it (with ``--dry-run``, the diff too)."""
     path = options.update
     assert path is not None  # run() calls this only for --update
     change = outcome.change
@@ -57,17 +58,17 @@ def apply_update(options: Options, outcome: Outcome) -> None:
     with locked([real]):
         text = read_text(path)
         new_text, section = _edit(change, text, path, options)
-        outcome.sections.append(section)
         if options.dry_run:
-            if new_text != text:
-                diff = unified_diff(text, new_text, path, path)
-                outcome.sections.append(diff_section(path, diff))
-            return
+            if new_text == text:
+                return [section]
+            diff = unified_diff(text, new_text, path, path)
+            return [section, diff_section(path, diff)]
         if new_text == text:
-            return
+            return [section]
         write_locked([(path, real, new_text, text)])
     outcome.written.append(path)
     outcome.note(f"updated {path}")
+    return [section]
 
 
 def _edit(

@@ -55,11 +55,11 @@ def test_csv_input_gives_the_same_analysis_rows_named_by_line(
     _, from_pickle, _ = run(capsys, "run1/M256_N20480_K5376.pkl", "-t", "0.1")
     _, from_csv, _ = run(capsys, csv, "-t", "0.1")
     assert "best mesh_idx   109\n" in from_pickle
-    assert "measured: mesh_idx 105, ratio 1.041\n" in from_pickle
+    assert "measured       mesh_idx 105, ratio 1.041\n" in from_pickle
     assert from_csv == (
         from_pickle.replace(".pkl", ".csv")
         .replace("best mesh_idx   109\n", f"best row        {csv}:111\n")
-        .replace("measured: mesh_idx 105,", f"measured: {csv}:107,")
+        .replace("measured       mesh_idx 105,", f"measured       {csv}:107,")
     )
     assert "mesh_idx" not in from_csv
     line = Path(csv).read_text().splitlines()[111 - 1]
@@ -651,6 +651,7 @@ def test_rich_rendering_on_a_terminal() -> None:
     render_rich(
         [Section("head", "demo: best 2", "demo.pkl", (("entries", 2),), table, (0,))],
         stream,
+        colour=False,
     )
     text = stream.getvalue()
     assert (

@@ -183,6 +183,7 @@ def test_rich_prints_data_as_written_not_as_markup() -> None:
             )
         ],
         stream,
+        colour=False,
     )
     text = stream.getvalue()
     for shown in ("t.yaml [M=8]", "[1, 2]", "[@M]", "[bold]x", diff.rstrip("\n")):

@@ -194,7 +194,7 @@ def test_a_pickled_frame_without_mesh_idx_names_rows_by_position(
     assert code == 0
     views = {s["view"]: s for s in json.loads(out)["sections"]}
     assert views["summary"]["facts"]["best row"] == 129
-    assert views["top"]["facts"]["measured"] == "measured: row 129, ratio 1.000"
+    assert views["top"]["facts"]["measured"] == "row 129, ratio 1.000"
     assert "mesh_idx" not in out
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 import pytest
+from support import RESULTS
 
 from kprofile.cli import main
 from kprofile.errors import KprofileError
@@ -150,3 +151,34 @@ def _convert_a_sample(param: click.Parameter, ctx: click.Context) -> object:
         except (click.BadParameter, KprofileError, ValueError):
             continue
     raise AssertionError(f"no sample converts for {param.name}")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--within", "2"], "--within: expected a fraction below 1 like 0.02 or 2%, "
+         "got '2'; did you mean 2%?"),
+        (["--cover", "5"], "--cover: expected a fraction below 1 like 0.02 or 2%, "
+         "got '5'; did you mean 5%?"),
+        (["--ranges", "M", "--tol", "3"], "--tol: expected a fraction below 1 like "
+         "0.02 or 2%, got '3'; did you mean 3%?"),
+        (["--within", "1"], "--within: expected a fraction below 1 like 0.02 or 2%, "
+         "got '1'; did you mean 1%?"),
+    ],
+)  # fmt: skip
+def test_a_tolerance_of_one_or_more_needs_a_percent_sign(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """``--within 2`` would select every entry within ratio 3: a mistyped 2%."""
+    code = main([str(RESULTS / "run1" / "M8_N7168_K2048.pkl"), *args])
+    out, err = capsys.readouterr()
+    assert (code, out, err) == (2, "", f"kprofile: error: {message}\n")
+
+
+def test_a_percentage_of_100_or_more_is_a_tolerance(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Written as a percentage, a wide tolerance is meant: ratio <= 2.5."""
+    code = main([str(RESULTS / "run1" / "M8_N7168_K2048.pkl"), "--within", "150%"])
+    out = capsys.readouterr().out
+    assert code == 0 and "within 1.5 of the best (ratio <= 2.5)" in out

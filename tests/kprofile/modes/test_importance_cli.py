@@ -38,6 +38,9 @@ def test_importance_ranks_parameters_as_pandas_computes_them(
         assert row["worst"] == pytest.approx(reach.max())
         assert row["geomean"] == pytest.approx(float(np.exp(np.log(reach).mean())))
         assert row["shapes"] == len(reach) == 3
+        if (reach == reach.max()).sum() == 1:  # the worst shape, named
+            m, n, k = reach.idxmax().split("/")
+            assert row["worst shape"] == f"M={m}/N={n}/K={k}"
     cost = {p: max(r["worst"] for r in rows if r["param"] == p) for p in PARAMS}
     ranked = found["importance"]["rows"]
     assert [r["param"] for r in ranked] == sorted(PARAMS, key=lambda p: -cost[p])
@@ -52,13 +55,13 @@ shapes by  M, N, K
 metric     met (ms) (lower is better)
 cost       best ratio still reachable on the worst shape, with the parameter at its worst value
 
-  rank  param      cost  best value  worst value  values
-     1  BN        3.443  64          256               3
-     2  BM        2.929  64          256               3
-     3  SWAP_AB   1.144  True        False             2
-     4  STAGES    1.121  4           3                 3
-     5  CLUSTER   1.080  1           2                 2
-     6  SCHEDULE  1.053  default     ws_pingpong       2
+  rank  param      cost  best value  worst value  worst shape           values
+     1  BN        3.443  64          256          M=8/N=7168/K=2048          3
+     2  BM        2.929  64          256          M=8/N=7168/K=2048          3
+     3  SWAP_AB   1.144  True        False        M=8/N=7168/K=2048          2
+     4  STAGES    1.121  4           3            M=4096/N=4096/K=4096       3
+     5  CLUSTER   1.080  1           2            M=8/N=7168/K=2048          2
+     6  SCHEDULE  1.053  default     ws_pingpong  M=8/N=7168/K=2048          2
 """
 
 
@@ -80,8 +83,8 @@ def test_importance_table_and_plots(
         + "\n== importance: best ratio reachable"
     )
     assert (
-        "     4  STAGES    1.121  4            1.000    1.000       3             3\n"
-        in out
+        "     4  STAGES    1.121  4            1.000  -                       1.000       3"
+        "             3\n" in out
     )
     assert sorted(os.listdir("charts")) == sorted(names)
     for name in names:
@@ -99,11 +102,12 @@ def test_importance_markdown(demo: Path, capsys: pytest.CaptureFixture[str]) -> 
         "### importance: which parameters matter (met (ms))\n\n- **shapes**: 3\n"
     )
     assert (
-        "| rank | param | cost | best value | worst value | values |\n|---:|---|---:|---|---|---:|\n| 1 | BN | 3.443 | 64 | 256 | 3 |\n"
-        in out
+        "| rank | param | cost | best value | worst value | worst shape | values |\n"
+        "|---:|---|---:|---|---|---|---:|\n"
+        "| 1 | BN | 3.443 | 64 | 256 | M=8/N=7168/K=2048 | 3 |\n" in out
     )
     assert (
-        "### importance: best ratio reachable with the parameter fixed to each value\n\n| rank | param | cost | value | worst | geomean | shapes | shapes_total |\n"
+        "### importance: best ratio reachable with the parameter fixed to each value\n\n| rank | param | cost | value | worst | worst shape | geomean | shapes | shapes_total |\n"
         in out
     )
     assert not Path("importance.png").exists()

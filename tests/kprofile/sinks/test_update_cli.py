@@ -179,10 +179,7 @@ def test_dry_run_json_and_markdown_carry_the_diff(
         )
     )
     assert code == 0 and document["written"] == []
-    assert [s["view"] for s in document["sections"]] == ["summary"] * 3 + [
-        "update",
-        "update-diff",
-    ]
+    assert [s["view"] for s in document["sections"]] == ["update", "update-diff"]
     assert sections(out)["update-diff"]["notes"] == [diff]
     assert [r["status"] for r in sections(out)["update"]["rows"]] == [
         "changed",
@@ -470,3 +467,21 @@ def test_update_of_a_large_table_edits_one_entry_and_appends_one(
     )
     head, tail = old.replace(entry, retuned + "    CLUSTER: 2\n").split("\n# the end")
     assert Path("big.yaml").read_text() == head + appended + "\n# the end" + tail
+
+
+def test_update_reports_first_and_the_summaries_only_with_verbose(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The change is what --update is run for: its report opens the output; the
+    per-file summaries (one per input) follow only with -v."""
+    code, out, err = run(capsys, *RUN2, "--update", "table.yaml", "--dry-run")
+    assert code == 0 and err == ""
+    assert out.startswith("== update: table.yaml ==\nmanifest    table.yaml\n")
+    assert "== run2/" not in out
+    code, out, err = run(capsys, *RUN2, "--update", "table.yaml", "--dry-run", "-v")
+    titles = [line for line in out.splitlines() if line.startswith("== ")]
+    assert code == 0 and titles == [
+        "== update: table.yaml ==",
+        "== update: table.yaml: diff (dry run, nothing written) ==",
+        *(f"== {path} ==" for path in RUN2),
+    ]
