@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,7 +183,7 @@ def _load_yaml(path: str, max_rows: int) -> Results:
             "no parameter instances (empty params, or every instance excluded by "
             "rules)",
         )
-    frame = pd.DataFrame(grid.columns, columns=list(grid.names), copy=False)
+    frame = _exact_frame(grid.columns, grid.names)
     frame.insert(0, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
     return Results(
@@ -194,6 +194,19 @@ def _load_yaml(path: str, max_rows: int) -> Results:
         name=_text(doc.get("name")),
         file=_text(doc.get("file")),
     )
+
+
+def _exact_frame(columns: Mapping[str, Any], names: Sequence[str]) -> pd.DataFrame:
+    """The typed columns of a spec as a frame, object columns kept as objects: pandas
+    would otherwise read datetimes as ``datetime64`` and strings as ``str`` with NaN,
+    and a YAML value would no longer be what the file says."""
+    series = {
+        name: pd.Series(columns[name], dtype=object, copy=False)
+        if isinstance(columns[name], np.ndarray) and columns[name].dtype.kind == "O"
+        else columns[name]
+        for name in names
+    }
+    return pd.DataFrame(series, columns=list(names), copy=False)
 
 
 def _results(

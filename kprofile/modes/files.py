@@ -18,7 +18,7 @@ import numpy as np
 from kprofile.core.columns import common_shape_columns, split_by
 from kprofile.core.metric import Metric
 from kprofile.core.select import CommonConfig, best_row
-from kprofile.core.values import records
+from kprofile.core.values import entries, entry
 from kprofile.inputs.load import Results
 from kprofile.modes import given_views
 from kprofile.modes.views import Builder, group_label, summary_view
@@ -84,9 +84,7 @@ def chosen_config(
     else:
         best = best_row(results, metric)
         config = best.config() if best.position is not None else None
-    if config is None:
-        return None
-    return {k: v for k, v in config.items() if v is not None}
+    return None if config is None else entry(config)
 
 
 def _pivots_first(config: dict[str, Any], pivots: Sequence[str]) -> dict[str, Any]:
@@ -110,4 +108,4 @@ def _measured_note(where: str, common: CommonConfig) -> str:
 def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:
     if not results.params or not len(positions):
         return []
-    return records(results.frame.iloc[positions][list(results.params)])
+    return entries(results.frame.iloc[positions][list(results.params)])
