@@ -135,9 +135,10 @@ def ratio_to(
     values: np.ndarray | float, best: np.ndarray | float, metric: Metric
 ) -> np.ndarray:
     """Ratio of each value to ``best`` (1.0 = as good, > 1.0 = worse); NaN for failed
-    values."""
+    values, ``inf`` where the ratio is beyond the largest float (1e308 against 5e-324:
+    an overflow is a well-defined answer here, not a warning)."""
     array = np.asarray(values, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         ratio = best / array if metric.higher_is_better else array / best
     return np.where(valid_mask(array), ratio, np.nan)
 

@@ -6,6 +6,10 @@ rendered by the Agg canvas, without pyplot and whatever backend the environment 
 (``MPLBACKEND`` is set to Agg before matplotlib is imported, since a broken value
 there would stop the import). Figures use matplotlib's default style, not the user's
 rc files, and PNGs carry no version stamp, so the same input gives the same bytes.
+
+A ratio can be astronomically large or infinite (a metric of 1e308 against one of
+5e-324): its bar is drawn at ``BAR_CAP`` and labelled with its value, so matplotlib
+never computes with numbers near the float limit.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kprofile.core.values import value_label
+
+BAR_CAP = 1e6  # the longest bar drawn, as a ratio
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -64,6 +70,16 @@ def heatmap_png(result: Correlation, title: str) -> bytes:
     return png(draw, (1.0 + 0.8 * size, 0.6 + 0.7 * size))
 
 
+def drawn(ratio: float) -> float:
+    """A ratio as far as its bar goes: at most ``BAR_CAP``."""
+    return ratio if ratio <= BAR_CAP else BAR_CAP
+
+
+def ratio_text(ratio: float) -> str:
+    """``1.234``; a ratio beyond the cap as ``1.5e+300`` or ``inf``."""
+    return f"{ratio:.3f}" if ratio <= BAR_CAP else f"{ratio:.3g}"
+
+
 def importance_overview_png(result: ImportanceResult) -> bytes:
     """Every parameter's cost, ranked (the most costly on top)."""
     names = [p.param for p in result.params][::-1]
@@ -71,10 +87,12 @@ def importance_overview_png(result: ImportanceResult) -> bytes:
 
     def draw(figure: Figure) -> None:
         ax = figure.add_subplot()
-        ax.barh(names, [c - 1.0 for c in costs], left=1.0, color="tab:red")
+        ax.barh(names, [drawn(c) - 1.0 for c in costs], left=1.0, color="tab:red")
         for y, c in enumerate(costs):
-            ax.annotate(f"{c:.3f}", (c, y), xytext=(3, 0), textcoords="offset points",
-                        va="center", fontsize=8)  # fmt: skip
+            ax.annotate(
+                ratio_text(c), (drawn(c), y), xytext=(3, 0),
+                textcoords="offset points", va="center", fontsize=8,
+            )  # fmt: skip
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_xlabel(
             "worst reachable ratio with the parameter at its worst value (1.0 = best)"
@@ -90,8 +108,8 @@ def importance_param_png(p: ParamImportance, shapes_total: int) -> bytes:
     labelled with the number of shapes it was measured on."""
     labels = [value_label(v.value) for v in p.values]
     x = np.arange(len(labels))
-    worst = [v.worst - 1.0 if v.shapes else 0.0 for v in p.values]
-    geo = [v.geomean - 1.0 if v.shapes else 0.0 for v in p.values]
+    worst = [drawn(v.worst) - 1.0 if v.shapes else 0.0 for v in p.values]
+    geo = [drawn(v.geomean) - 1.0 if v.shapes else 0.0 for v in p.values]
 
     def draw(figure: Figure) -> None:
         ax = figure.add_subplot()
@@ -99,7 +117,7 @@ def importance_param_png(p: ParamImportance, shapes_total: int) -> bytes:
                color="tab:blue")  # fmt: skip
         ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
         for xi, v in zip(x, p.values):
-            top = v.worst if v.shapes else 1.0
+            top = drawn(v.worst) if v.shapes else 1.0
             ax.annotate(
                 f"{v.shapes}/{shapes_total}", (xi, top), xytext=(0, 3),
                 textcoords="offset points", ha="center", fontsize=8,
@@ -108,7 +126,9 @@ def importance_param_png(p: ParamImportance, shapes_total: int) -> bytes:
         ax.set_xticks(x, labels, rotation=45 if len(labels) > 8 else 0)
         ax.set_xlabel(f"{p.param} (labels: shapes measured)")
         ax.set_ylabel("best reachable ratio (1.0 = best)")
-        ax.set_title(f"#{p.rank} {p.param}: a bad choice costs up to {p.cost:.3f}x")
+        ax.set_title(
+            f"#{p.rank} {p.param}: a bad choice costs up to {ratio_text(p.cost)}x"
+        )
         figure.legend(loc="outside lower center", ncols=2, fontsize=8)
         ax.margins(y=0.15)
 
