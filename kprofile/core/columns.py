@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,8 @@ def _is_constant(column: pd.Series) -> bool:
 
 def shape_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
+    if results.constant is not None:
+        return results.constant
     return tuple(p for p in results.params if _is_constant(results.frame[p]))
 
 
@@ -43,11 +46,11 @@ def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
 
 
 def first_values(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, Any]:
-    """The first row's value of each of ``columns`` (constant columns), as Python."""
+    """The first row's value of each of ``columns`` (constant columns), as Python.
+    Column by column: a row of mixed types would cost a common dtype."""
     if frame.empty:
         return {}
-    first = frame.iloc[0]
-    return {c: plain(first[c]) for c in columns}
+    return {c: plain(frame[c].iloc[0]) for c in columns}
 
 
 def frame_shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
@@ -55,25 +58,76 @@ def frame_shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
     return shape_label(first_values(frame, columns))
 
 
+@dataclass(frozen=True, eq=False)
+class Group:
+    """One group of a file's rows (``-p``): its rows as a ``Results`` (positions from
+    0, ``constant`` known) and its pivots' values, ``{}`` without pivots."""
+
+    results: Results
+    values: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        """``M=256/N=...``; empty without pivots."""
+        return shape_label(self.values)
+
+
 def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
     """The file split into one Results per distinct value of ``pivots`` (input order).
 
     With no pivots the file is returned whole. A pivot the file lacks is an error.
     """
+    return [group.results for group in groups(results, pivots)]
+
+
+def groups(results: Results, pivots: Sequence[str]) -> list[Group]:
+    """The file's groups by ``pivots`` in order of first appearance, grouped once:
+    one sort of the frame, and the constant columns of every group found in one pass
+    per parameter (10,000 groups must not cost a pandas call each)."""
     if not pivots:
-        return [results]
-    missing = [p for p in pivots if p not in results.frame.columns]
+        return [Group(results, {})]
+    frame = results.frame
+    missing = [p for p in pivots if p not in frame.columns]
     if missing:
         names = ", ".join(map(repr, missing))
         raise KprofileError(results.path, f"no column {names} to group by (-p)")
-    codes = group_codes(results.frame, pivots)
+    codes = group_codes(frame, pivots)
     order = np.argsort(codes, kind="stable")  # codes number groups by first row
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    parts = []
-    for rows in np.split(order, bounds):
-        frame = results.frame.iloc[rows].reset_index(drop=True)
-        parts.append(dataclasses.replace(results, frame=frame))
-    return parts
+    ordered = codes[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    stops = np.r_[starts[1:], len(order)]
+    constant = _constant_in_groups(frame, results.params, order, starts)
+    firsts = order[starts]
+    pivot_values = {p: frame[p].to_numpy(dtype=object)[firsts] for p in pivots}
+    rows = frame.take(order)
+    out = []
+    for g, (start, stop) in enumerate(zip(starts.tolist(), stops.tolist())):
+        part = rows.iloc[start:stop]
+        part.index = pd.RangeIndex(stop - start)
+        steady = tuple(p for p, flags in constant.items() if flags[g])
+        out.append(
+            Group(
+                dataclasses.replace(results, frame=part, constant=steady),
+                {p: plain(pivot_values[p][g]) for p in pivots},
+            )
+        )
+    return out
+
+
+def _constant_in_groups(
+    frame: pd.DataFrame,
+    params: Sequence[str],
+    order: np.ndarray,
+    starts: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Per parameter, whether it is constant within each group (NaN a value)."""
+    out = {}
+    for param in params:
+        local = pd.factorize(frame[param], use_na_sentinel=False)[0][order]
+        changes = np.r_[False, local[1:] != local[:-1]]
+        changes[starts] = False  # a group's first row starts it, changes nothing
+        out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0
+    return out
 
 
 def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:

@@ -46,6 +46,9 @@ class Results:
     ``params`` names the parameter columns in spec order (for YAML inputs, the params
     keys). ``name``/``file``/``git_revision``/``datetime`` are kbench's metadata where
     the file has it. ``warnings`` are complete lines for stderr (rows left out).
+    ``constant`` names the parameter columns constant in ``frame`` when whoever made
+    the record already knows them (a ``-p`` group: ``core.columns.groups`` works them
+    out for every group at once); None: not known yet.
     """
 
     path: str
@@ -57,6 +60,7 @@ class Results:
     git_revision: str | None = None
     datetime: str | None = None
     warnings: tuple[str, ...] = ()
+    constant: tuple[str, ...] | None = None
 
 
 def kind_of(path: str) -> str:

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.core.columns import common_shape_columns, split_by
+from kprofile.core.columns import Group, common_shape_columns, groups
 from kprofile.core.metric import Metric
 from kprofile.core.select import CommonConfig, best_row
 from kprofile.core.values import entries, entry
 from kprofile.inputs.load import Results
 from kprofile.modes import given_views
-from kprofile.modes.views import Builder, group_label, summary_view
+from kprofile.modes.views import Builder, summary_view
 from kprofile.options import Options
 from kprofile.outcome import Outcome, Upserts
 
@@ -31,8 +31,8 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     pivots = options.pivots or common_shape_columns(outcome.inputs)
     configs: list[dict[str, Any]] = []
     for results in outcome.inputs:
-        for part in split_by(results, options.pivots):
-            configs += _group(options, outcome, metric, part)
+        for group in groups(results, options.pivots):
+            configs += _group(options, outcome, metric, group)
     outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
 
 
@@ -40,11 +40,11 @@ def _group(
     options: Options,
     outcome: Outcome,
     metric: Metric,
-    part: Results,
+    grouped: Group,
 ) -> list[dict[str, Any]]:
-    """Append ``part``'s sections (and its entries for ``-o``); the config it stands
+    """Append the group's sections (and its entries for ``-o``); the config it stands
     for, for ``--update`` (none when no run succeeded)."""
-    group = group_label(part, options.pivots)
+    part, group = grouped.results, grouped.label
     outcome.sections.append(summary_view(part, metric, group=group))
     rows: np.ndarray | None = None
     common: CommonConfig | None = None

@@ -8,7 +8,6 @@ group), the metric and the flag's value in, a ``ViewResult`` out.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -261,8 +260,3 @@ def _title(results: Results, group: str, what: str = "") -> str:
     if what:
         parts.append(what)
     return ": ".join(parts)
-
-
-def group_label(results: Results, pivots: Sequence[str]) -> str:
-    """``M=256/N=...`` for a group made by ``split_by``; empty without pivots."""
-    return frame_shape_label(results.frame, pivots) if pivots else ""
