@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -59,17 +60,46 @@ def frame_shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class Group:
-    """One group of a file's rows (``-p``): its rows as a ``Results`` (positions from
-    0, ``constant`` known) and its pivots' values, ``{}`` without pivots."""
+class Grouping:
+    """A file's rows grouped once by pivots (``-p``), groups in order of first
+    appearance: group ``g`` is rows ``order[starts[g]:stops[g]]`` of the file, its
+    pivots' values are ``values[g]``, and ``constant[p][g]`` says whether parameter
+    ``p`` is constant in it. Without pivots, one group: the whole file."""
 
     results: Results
-    values: dict[str, Any]
+    order: np.ndarray
+    starts: np.ndarray
+    stops: np.ndarray
+    constant: dict[str, np.ndarray]
+    values: tuple[dict[str, Any], ...]
 
-    @property
-    def label(self) -> str:
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def label(self, g: int) -> str:
         """``M=256/N=...``; empty without pivots."""
-        return shape_label(self.values)
+        return shape_label(self.values[g])
+
+    def constant_in(self, g: int) -> tuple[str, ...]:
+        """The parameters constant in group ``g``, in ``params`` order."""
+        return tuple(p for p, flags in self.constant.items() if flags[g])
+
+    def part(self, g: int) -> Results:
+        """Group ``g`` as a ``Results`` (its rows at positions from 0, ``constant``
+        known): a slice of the file sorted once, made only when asked for."""
+        if len(self) == 1 and not self.values[0]:
+            return self.results
+        start, stop = int(self.starts[g]), int(self.stops[g])
+        frame = self.ordered.iloc[start:stop]
+        frame.index = pd.RangeIndex(stop - start)
+        return dataclasses.replace(
+            self.results, frame=frame, constant=self.constant_in(g)
+        )
+
+    @cached_property
+    def ordered(self) -> pd.DataFrame:
+        """The file's rows, group by group."""
+        return self.results.frame.take(self.order)
 
 
 def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
@@ -77,41 +107,37 @@ def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
 
     With no pivots the file is returned whole. A pivot the file lacks is an error.
     """
-    return [group.results for group in groups(results, pivots)]
+    grouping = group_rows(results, pivots)
+    return [grouping.part(g) for g in range(len(grouping))]
 
 
-def groups(results: Results, pivots: Sequence[str]) -> list[Group]:
-    """The file's groups by ``pivots`` in order of first appearance, grouped once:
-    one sort of the frame, and the constant columns of every group found in one pass
-    per parameter (10,000 groups must not cost a pandas call each)."""
-    if not pivots:
-        return [Group(results, {})]
+def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
+    """The file's groups by ``pivots``, grouped once: one stable sort, and the constant
+    columns of every group found in one pass per parameter (10,000 groups must not
+    cost a pandas call each)."""
     frame = results.frame
     missing = [p for p in pivots if p not in frame.columns]
     if missing:
         names = ", ".join(map(repr, missing))
         raise KprofileError(results.path, f"no column {names} to group by (-p)")
+    if not pivots:
+        shape = shape_columns(results)
+        whole = dataclasses.replace(results, constant=shape)
+        steady = {p: np.array([p in shape]) for p in results.params}
+        starts, stops = np.zeros(1, dtype=np.int64), np.array([len(frame)])
+        return Grouping(whole, np.arange(len(frame)), starts, stops, steady, ({},))
     codes = group_codes(frame, pivots)
     order = np.argsort(codes, kind="stable")  # codes number groups by first row
     ordered = codes[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     stops = np.r_[starts[1:], len(order)]
-    constant = _constant_in_groups(frame, results.params, order, starts)
     firsts = order[starts]
     pivot_values = {p: frame[p].to_numpy(dtype=object)[firsts] for p in pivots}
-    rows = frame.take(order)
-    out = []
-    for g, (start, stop) in enumerate(zip(starts.tolist(), stops.tolist())):
-        part = rows.iloc[start:stop]
-        part.index = pd.RangeIndex(stop - start)
-        steady = tuple(p for p, flags in constant.items() if flags[g])
-        out.append(
-            Group(
-                dataclasses.replace(results, frame=part, constant=steady),
-                {p: plain(pivot_values[p][g]) for p in pivots},
-            )
-        )
-    return out
+    values = tuple(
+        {p: plain(pivot_values[p][g]) for p in pivots} for g in range(len(starts))
+    )
+    constant = _constant_in_groups(frame, results.params, order, starts)
+    return Grouping(results, order, starts, stops, constant, values)
 
 
 def _constant_in_groups(

@@ -100,7 +100,10 @@ def _match(columns: list[str], query: str) -> str | None:
 
 def metric_values(frame: pd.DataFrame, metric: Metric) -> np.ndarray:
     """The metric column as float64 (missing -> NaN)."""
-    return pd.to_numeric(frame[metric.column], errors="coerce").to_numpy(
+    column = frame[metric.column]
+    if column.dtype == np.float64:  # the usual case, without to_numeric's checks
+        return column.to_numpy(dtype=np.float64, copy=True)
+    return pd.to_numeric(column, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
 

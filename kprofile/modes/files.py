@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.core.columns import Group, common_shape_columns, groups
+from kprofile.core.columns import Grouping, common_shape_columns, group_rows
 from kprofile.core.metric import Metric
-from kprofile.core.select import CommonConfig, best_row
+from kprofile.core.select import CommonConfig
+from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
 from kprofile.inputs.load import Results
 from kprofile.modes import given_views
@@ -30,9 +31,11 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     assert metric is not None  # the mode table says this mode needs one
     pivots = options.pivots or common_shape_columns(outcome.inputs)
     configs: list[dict[str, Any]] = []
+    views = [(v.load(), getattr(options, v.attribute)) for v in given_views(options)]
     for results in outcome.inputs:
-        for group in groups(results, options.pivots):
-            configs += _group(options, outcome, metric, group)
+        grouping = group_rows(results, options.pivots)
+        for g, summary in enumerate(summaries(grouping, metric)):
+            configs += _group(options, outcome, metric, (grouping, g, summary), views)
     outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
 
 
@@ -40,17 +43,19 @@ def _group(
     options: Options,
     outcome: Outcome,
     metric: Metric,
-    grouped: Group,
+    grouped: tuple[Grouping, int, Summary],
+    views: Sequence[tuple[Builder, Any]],
 ) -> list[dict[str, Any]]:
-    """Append the group's sections (and its entries for ``-o``); the config it stands
-    for, for ``--update`` (none when no run succeeded)."""
-    part, group = grouped.results, grouped.label
-    outcome.sections.append(summary_view(part, metric, group=group))
+    """Append group ``g``'s sections (and its entries for ``-o``); the config it stands
+    for, for ``--update`` (none when no run succeeded). ``views``: each view's builder
+    and its flag's value. The group's rows are split off only for the views."""
+    grouping, g, summary = grouped
+    group = grouping.label(g)
+    part = grouping.part(g) if views else grouping.results
+    outcome.sections.append(summary_view(part, metric, group=group, summary=summary))
     rows: np.ndarray | None = None
     common: CommonConfig | None = None
-    for view in given_views(options):
-        build: Builder = view.load()
-        amount = getattr(options, view.attribute)
+    for build, amount in views:
         result = build(part, metric, amount, group=group, verbose=options.verbose)
         outcome.sections += result.sections
         rows = result.rows if result.rows is not None else rows
@@ -60,7 +65,7 @@ def _group(
         outcome.entries += _records(part, np.sort(rows))
         return []
     where = f"{part.path}{f' [{group}]' if group else ''}"
-    config = chosen_config(part, metric, common)
+    config = chosen_config(summary, common)
     if config is None:
         sink = "-o" if options.output else "--update"
         if options.output or options.update is not None:
@@ -74,7 +79,7 @@ def _group(
 
 
 def chosen_config(
-    results: Results, metric: Metric, common: CommonConfig | None
+    summary: Summary, common: CommonConfig | None
 ) -> dict[str, Any] | None:
     """The one config a file (or ``-p`` group) stands for: the common config of
     ``--top``/``--within`` if given, else the best entry; missing values left out.
@@ -82,8 +87,7 @@ def chosen_config(
     if common is not None:
         config = common.config if len(common.subset) else None
     else:
-        best = best_row(results, metric)
-        config = best.config() if best.position is not None else None
+        config = summary.config if summary.best is not None else None
     return None if config is None else entry(config)
 
 

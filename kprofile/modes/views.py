@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import frame_shape_label, shape_columns, tuning_columns
+from kprofile.core.columns import tuning_columns
 from kprofile.core.metric import (
     Metric,
     best_position,
@@ -22,11 +22,11 @@ from kprofile.core.metric import (
     rank_order,
     ratio_to,
     valid_mask,
-    worst_position,
 )
-from kprofile.core.select import CommonConfig, best_row, common_config
-from kprofile.core.values import plain, value_label
-from kprofile.inputs.load import MESH_IDX, SPEC, Results
+from kprofile.core.select import CommonConfig, common_config
+from kprofile.core.summary import Summary, summary_of
+from kprofile.core.values import plain, shape_label, value_label
+from kprofile.inputs.load import MESH_IDX, Results
 from kprofile.render.section import Section
 
 RATIO = "ratio"
@@ -54,15 +54,22 @@ class Builder(Protocol):
     ) -> ViewResult: ...
 
 
-def summary_view(results: Results, metric: Metric, *, group: str = "") -> Section:
-    """Entries, best mesh_idx, worst and best metric, worst/best, shape, best config."""
-    frame = results.frame
-    values = metric_values(frame, metric)
-    failed = int((~valid_mask(values)).sum())
-    best = best_row(results, metric)
-    shape = frame_shape_label(frame, shape_columns(results))
-    facts: list[tuple[str, object]] = [("entries", len(frame)), ("failed", failed)]
-    if best.position is None:
+def summary_view(
+    results: Results,
+    metric: Metric,
+    *,
+    group: str = "",
+    summary: Summary | None = None,
+) -> Section:
+    """Entries, best mesh_idx, worst and best metric, worst/best, shape, best config.
+    ``summary``: the group's, when the caller computed every group's at once."""
+    found = summary_of(results, metric) if summary is None else summary
+    shape = shape_label(found.shape)
+    facts: list[tuple[str, object]] = [
+        ("entries", found.entries),
+        ("failed", found.failed),
+    ]
+    if found.best is None:
         return Section(
             "summary",
             _title(results, group),
@@ -70,31 +77,22 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
             tuple(facts + [("shape", shape or "-")]),
             notes=("every run failed: no best entry",),
         )
-    worst = worst_position(values, metric)
-    assert worst is not None
-    best_value = float(values[best.position])
     facts += [
-        ("best mesh_idx", plain(frame[MESH_IDX].iloc[best.position])),
-        (f"worst {metric.column}", float(values[worst])),
-        (f"best {metric.column}", best_value),
-        ("worst/best", float(ratio_to(values[worst], best_value, metric))),
+        ("best mesh_idx", found.best_mesh),
+        (f"worst {metric.column}", found.worst_value),
+        (f"best {metric.column}", found.best_value),
+        ("worst/best", found.worst_ratio),
         ("shape", shape or "-"),
     ]
-    config = best.config()
-    tuning = tuning_columns(results) or results.params
-    table = (
-        pd.DataFrame(
-            {
-                "parameter": list(tuning),
-                "value": pd.Series([config[p] for p in tuning], dtype=object),
-            }
-        )
-        if tuning
-        else None
-    )
+    tuning = found.tuning
+    table = None
+    if tuning:
+        config = np.empty(len(tuning), dtype=object)
+        config[:] = [found.config[p] for p in tuning]
+        table = pd.DataFrame({"parameter": list(tuning), "value": config})
     notes: tuple[str, ...] = ()
-    if SPEC in frame.columns:
-        notes = (f"best spec: {frame[SPEC].iloc[best.position]}",)
+    if found.best_spec is not None:
+        notes = (f"best spec: {found.best_spec}",)
     return Section(
         "summary",
         _title(results, group),
