@@ -117,11 +117,13 @@ def entries_table(
     best_value = math.nan if best is None else float(values[best])
     if with_failed:
         positions = np.concatenate([positions, np.flatnonzero(~valid_mask(values))])
-    columns = [MESH_IDX, *tuning_columns(results)]
-    table = frame.iloc[positions][columns].reset_index(drop=True)
-    table[metric.column] = values[positions]
-    table[RATIO] = ratio_to(values[positions], best_value, metric)
-    return table
+    positions = np.asarray(positions, dtype=np.intp)
+    data: dict[str, Any] = {
+        c: frame[c].array.take(positions) for c in [MESH_IDX, *tuning_columns(results)]
+    }
+    data[metric.column] = values[positions]  # in place of a column of that name
+    data[RATIO] = ratio_to(values[positions], best_value, metric)
+    return pd.DataFrame(data, copy=False)
 
 
 def ratio_view(
