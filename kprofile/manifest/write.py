@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +40,8 @@ from tuning_codegen.values import entry_key, identical
 
 SCALARS = (bool, int, float, str, bytes, dt.date, type(None))
 COLLECTIONS = {set: "a set", frozenset: "a set", list: "a list", tuple: "a list"}
+_PLAIN = (int, float, bool, type(None))
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Unwritable(Exception):
@@ -63,6 +67,11 @@ class ManifestText:
 def value_problem(value: Any) -> str | None:
     """Why ``value`` cannot be written as a manifest value, or None."""
     value = exact(value)
+    kind = type(value)
+    if kind in _PLAIN:
+        return None
+    if kind is str:
+        return _surrogate(value)
     if isinstance(value, Mapping):
         return "a mapping cannot be a manifest value (an entry holds scalars)"
     for kind, name in COLLECTIONS.items():
@@ -74,7 +83,13 @@ def value_problem(value: Any) -> str | None:
         offset = value.utcoffset()
         if offset is not None and offset % dt.timedelta(minutes=1):
             return f"YAML cannot spell the time zone offset of {value.isoformat()}"
-    if isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value):
+    if isinstance(value, str):
+        return _surrogate(value)
+    return None
+
+
+def _surrogate(text: str) -> str | None:
+    if _SURROGATE.search(text):
         return "a string with a lone surrogate cannot be written as UTF-8"
     return None
 
@@ -96,6 +111,7 @@ def scalar(value: Any) -> str:
     return render_scalar(value, flow=False, quoting="explicit")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few keys in every entry
 def key_text(key: str) -> str:
     """A key as ``scalar`` writes a string, or ``Unwritable``."""
     problem = key_problem(key, "explicit") or value_problem(key)
