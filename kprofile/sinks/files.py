@@ -8,8 +8,8 @@ leaves no half-written or 0-byte file behind, and one clean error names the file
 
 The CSVs are safe to open in a spreadsheet (OWASP's CSV-injection guidance): a text
 cell or column name that a spreadsheet would read as a formula, one starting with
-``=``, ``+``, ``-``, ``@`` (or their full-width forms), a tab or a carriage return,
-also after leading spaces, is written with a leading ``'``. Numbers are never changed,
+``=``, ``+``, ``-``, ``@`` (or their full-width forms), also after leading white space,
+or with a tab or a carriage return, is written with a leading ``'``. Numbers are never changed,
 and neither is a text cell that spells a plain decimal number (``-1.5``, ``+2``,
 ``-3e-4``): a spreadsheet reads it as that number, which is no formula.
 """
@@ -95,7 +95,7 @@ def guard_cell(value: object) -> object:
     (see the module's docstring); anything else unchanged."""
     if not isinstance(value, str) or _NUMBER.match(value):
         return value
-    first, shown = value[:1], value.lstrip(" ")[:1]
+    first, shown = value[:1], value.lstrip()[:1]
     if (first and first in CONTROL_STARTS) or (shown and shown in FORMULA_STARTS):
         return FORMULA_GUARD + value
     return value

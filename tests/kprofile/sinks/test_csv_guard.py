@@ -29,6 +29,8 @@ CELLS = (
     ("  =1+1", "'  =1+1"),
     ("\t=1", "'\t=1"),
     ("\r=1", "'\r=1"),
+    ("\n=1", "'\n=1"),
+    ("\u3000=1", "'\u3000=1"),  # an ideographic space, then a formula
     ("\uff1d1+1", "'\uff1d1+1"),  # full-width equals sign
     ("-1.5", "-1.5"),  # a text cell spelling a number: read as that number
     ("+2", "+2"),
