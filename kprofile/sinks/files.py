@@ -8,10 +8,11 @@ leaves no half-written or 0-byte file behind, and one clean error names the file
 
 The CSVs are safe to open in a spreadsheet (OWASP's CSV-injection guidance): a text
 cell or column name that a spreadsheet would read as a formula, one starting with
-``=``, ``+``, ``-``, ``@`` (or their full-width forms), also after leading white space,
-or with a tab or a carriage return, is written with a leading ``'``. Numbers are never changed,
-and neither is a text cell that spells a plain decimal number (``-1.5``, ``+2``,
-``-3e-4``): a spreadsheet reads it as that number, which is no formula.
+``=``, ``+``, ``-``, ``@`` (or their full-width forms), also after leading white
+space, or with a tab or a carriage return, is written with a leading ``'``. Numbers
+are never changed, and neither is a text cell that spells a plain decimal number
+(``-1.5``, ``+2``, ``-3e-4``): a spreadsheet reads it as that number, which is no
+formula.
 """
 
 from __future__ import annotations
