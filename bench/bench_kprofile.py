@@ -3,6 +3,12 @@
     python bench/bench_kprofile.py              # 100,000 and 1,000,000 rows
     python bench/bench_kprofile.py --rows 100000 --repeat 5
     python bench/bench_kprofile.py --source /tmp/old-checkout   # another version
+    python bench/bench_kprofile.py --groups 10000 --rows   # only the -p case
+
+``--groups N`` (default 10,000; 0 to skip) also times the per-group views with ``-p``:
+a pickle of N shapes (``M`` = 1..N) of 4 configs each, ``kprofile FILE -p M`` with
+the summary per group, and with ``--top``, ``--head`` and ``-o`` (the per-group work
+that used to cost about 4 ms a group).
 
 For each size it writes a kbench-format pickle into a temporary folder (10 tuning
 parameters of mixed types, a shape, a few failed runs), then runs ``kprofile`` in a
@@ -38,6 +44,12 @@ VIEWS = {
     "--within 0.02": ["--within", "0.02"],
     "--head 20": ["--head", "20"],
     "-o best.yaml": ["-o", "{tmp}/best.yaml"],
+}
+GROUP_VIEWS = {
+    "-p M": [],
+    "-p M --top 0.5": ["--top", "0.5"],
+    "-p M --head 2 -r": ["--head", "2", "-r"],
+    "-p M -o groups.yaml": ["-o", "{tmp}/groups.yaml"],
 }
 WRAPPER = """
 import resource, subprocess, sys, time
@@ -124,7 +136,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--rows", type=int, nargs="*", default=[100_000, 1_000_000])
+    parser.add_argument("--groups", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--source", help="a checkout whose kprofile package to run")
     args = parser.parse_args()
@@ -141,6 +154,8 @@ def main() -> int:
         print(f"kprofile --help (start-up): {startup:.2f} s")
         for rows in args.rows:
             bench_rows(kprofile, rows, tmp, args.repeat)
+        if args.groups:
+            bench_groups(kprofile, args.groups, tmp, args.repeat)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
@@ -199,6 +214,49 @@ def side_by_side(kprofile: list[str], path: Path, repeat: int) -> None:
         f"default view / plain pickle.load: {view / load:.1f}x the load alone, "
         f"{view / min(fresh):.1f}x a fresh process (target: within 20x)"
     )
+
+
+def make_groups(groups: int, per_group: int = 4, seed: int = 0) -> pd.DataFrame:
+    """``groups`` shapes (M = 1..groups, N and K fixed) of ``per_group`` configs."""
+    rng = np.random.default_rng(seed)
+    rows = groups * per_group
+    m = np.repeat(np.arange(1, groups + 1), per_group)
+    bm = np.tile(np.array([64, 128, 256, 512])[:per_group], groups)
+    stages = rng.integers(2, 8, rows)
+    specs = (
+        "bench_matmul/BM="
+        + pd.Series(bm).astype(str)
+        + "/STAGES="
+        + pd.Series(stages).astype(str)
+        + "/$M="
+        + pd.Series(m).astype(str)
+        + "/$N=4096/$K=4096"
+    )
+    met = np.exp(rng.normal(-1.0, 0.3, rows))
+    return pd.DataFrame(
+        {
+            "mesh_idx": np.arange(rows),
+            "name": "gemm/bf16",
+            "met (ms)": met,
+            "iters": np.full(rows, 100),
+            "spec": specs.to_numpy(dtype=object),
+            "kbench_filter": "",
+        }
+    )
+
+
+def bench_groups(kprofile: list[str], groups: int, tmp: Path, repeat: int) -> None:
+    """Time the per-group views with ``-p M`` on ``groups`` shapes."""
+    frame = make_groups(groups)
+    path = tmp / f"groups_{groups}.pkl"
+    payload = {"merged_df": frame, "name": "bench_matmul", "file": "bench_matmul.mojo"}
+    path.write_bytes(pickle.dumps(payload, protocol=5))
+    print(f"\n{groups:,} groups (-p M) of 4 rows: {len(frame):,} rows")
+    print(f"{'view':<20}{'wall (s)':>10}{'cpu (s)':>9}{'ms / group':>12}")
+    for label, extra in GROUP_VIEWS.items():
+        command = [*kprofile, str(path), "-p", "M", *(a.format(tmp=tmp) for a in extra)]
+        wall, cpu, _ = measure(command, repeat)
+        print(f"{label:<20}{wall:>10.2f}{cpu:>9.2f}{1000 * wall / groups:>12.2f}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from kprofile.options import (
     Fraction,
     Number,
     Options,
+    PathText,
     Positive,
     Seconds,
     parse_columns,
@@ -127,7 +128,7 @@ PARAMETERS = (
     _option("--importance", is_flag=True,
             help="Rank parameters by how much a bad value can cost: the best ratio "
             "reachable with each value."),
-    _option("--plot", metavar="DIR",
+    _option("--plot", type=PathText(), metavar="DIR",
             help="With --importance: write PNG charts into DIR."),
     _option("--ranges", metavar="COL",
             help="Fewest [COL, COL_END) ranges per group (-p; default: the shape "
@@ -153,20 +154,21 @@ PARAMETERS = (
     _option("--max-rows", type=Positive("rows"), default=DEFAULT_MAX_ROWS,
             show_default=True, metavar="N",
             help="Refuse a spec YAML whose params expand to more than N rows."),
-    _option("-o", "--output", metavar="PATH",
+    _option("-o", "--output", type=PathText(), metavar="PATH",
             help="Write a manifest (PATH.yaml): per file (or -p group) its best "
             "entry, or the common config of --top/--top-fraction/--within; --cover: "
             "one entry per shape. Nothing is written without it."),
     _option("--write-selection", is_flag=True,
             help="With -o: write the rows --head, --tail, --top, --top-fraction or "
             "--within selected, instead of one config per file."),
-    _option("--update", metavar="MANIFEST",
+    _option("--update", type=PathText(), metavar="MANIFEST",
             help="Put each file's best config (or the --top/--top-fraction/--within "
             "common config) into this existing manifest, matched by shape (-p; "
             "default: the columns constant in every file)."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
-    _option("--out-dir", default=".", show_default=True, metavar="DIR",
+    _option("--out-dir", type=PathText(), default=".", show_default=True,
+            metavar="DIR",
             help="Folder for --diff CSVs and the --correlation PNG."),
     _option("--format", type=click.Choice(["text", "markdown", "json"]),
             default="text", show_default=True,

@@ -197,6 +197,21 @@ class Positive(click.ParamType):
         return number
 
 
+class PathText(click.ParamType):
+    """A file or folder path: an empty (or all-blank) one is refused, never taken as
+    the current folder or a file named ``.yaml``."""
+
+    name = "path"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> str:
+        text = str(value)
+        if not text.strip():
+            raise usage_error(f"{_option_name(param)}: expected a path, got {text!r}")
+        return text
+
+
 class Number(click.ParamType):
     """A finite number: ``16384`` stays an int, ``0.5`` or ``1e3`` is a float."""
 

@@ -48,6 +48,15 @@ def same_value(a: Any, b: Any) -> bool:
     return value_key(a) == value_key(b)
 
 
+def identical(a: Any, b: Any) -> bool:
+    """The same value of the same type, written the same: what a writer may put in
+    place of the other. 256 and 256.0, or 0.0 and -0.0, are the same value but not
+    identical (a snippet shows them differently)."""
+    if type(a) is not type(b) or not same_value(a, b):
+        return False
+    return not isinstance(a, float) or repr(a) == repr(b)
+
+
 def same_entry(a: Mapping[Any, Any], b: Mapping[Any, Any]) -> bool:
     """The same keys with the same values."""
     return len(a) == len(b) and entry_key(a) == entry_key(b)

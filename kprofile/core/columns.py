@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -25,10 +27,14 @@ def row_id(results: Results, position: int) -> tuple[str, Any]:
     for kbench's mesh index; ``("row", "out.csv:17")`` for a CSV row, which has no
     mesh_idx, by the line it starts on; ``("row", 17)`` for a pickled frame without a
     mesh_idx, by its position there. Never a row number passed off as a mesh_idx."""
-    value = plain(results.frame[results.row_key].iloc[position])
+    return row_name(results, plain(results.frame[results.row_key].iloc[position]))
+
+
+def row_name(results: Results, key: Any) -> tuple[str, Any]:
+    """``row_id`` of the row whose row-key column holds ``key``."""
     if results.kind == "csv":
-        return "row", f"{results.path}:{value}"
-    return ("mesh_idx" if results.row_key == MESH_IDX else "row"), value
+        return "row", f"{results.path}:{key}"
+    return ("mesh_idx" if results.row_key == MESH_IDX else "row"), key
 
 
 def row_label(results: Results, position: int) -> str:
@@ -50,6 +56,8 @@ def end_column(column: str) -> str:
 
 def shape_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
+    if results.constant is not None:
+        return results.constant
     return tuple(p for p in results.params if _is_constant(results.frame[p]))
 
 
@@ -68,11 +76,11 @@ def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
 
 
 def first_values(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, Any]:
-    """The first row's value of each of ``columns`` (constant columns), as Python."""
+    """The first row's value of each of ``columns`` (constant columns), as Python.
+    Column by column: a row of mixed types would cost a common dtype."""
     if frame.empty:
         return {}
-    first = frame.iloc[0]
-    return {c: plain(first[c]) for c in columns}
+    return {c: plain(frame[c].iloc[0]) for c in columns}
 
 
 def frame_shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
@@ -80,18 +88,74 @@ def frame_shape_label(frame: pd.DataFrame, columns: Sequence[str]) -> str:
     return shape_label(first_values(frame, columns))
 
 
+@dataclass(frozen=True, eq=False)
+class Grouping:
+    """A file's rows grouped once by pivots (``-p``), groups in order of first
+    appearance: group ``g`` is rows ``order[starts[g]:stops[g]]`` of the file, its
+    pivots' values are ``values[g]``, and ``constant[p][g]`` says whether parameter
+    ``p`` is constant in it. Without pivots, one group: the whole file."""
+
+    results: Results
+    order: np.ndarray
+    starts: np.ndarray
+    stops: np.ndarray
+    constant: dict[str, np.ndarray]
+    values: tuple[dict[str, Any], ...]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def label(self, g: int) -> str:
+        """``M=256/N=...``; empty without pivots."""
+        return shape_label(self.values[g])
+
+    def constant_in(self, g: int) -> tuple[str, ...]:
+        """The parameters constant in group ``g``, in ``params`` order."""
+        return tuple(p for p, flags in self.constant.items() if flags[g])
+
+    def part(self, g: int) -> Results:
+        """Group ``g`` as a ``Results`` (its rows at positions from 0, ``constant``
+        known): a slice of the file sorted once, made only when asked for."""
+        if len(self) == 1 and not self.values[0]:
+            return self.results
+        start, stop = int(self.starts[g]), int(self.stops[g])
+        frame = self.ordered.iloc[start:stop]
+        frame.index = pd.RangeIndex(stop - start)
+        return dataclasses.replace(
+            self.results, frame=frame, constant=self.constant_in(g)
+        )
+
+    @cached_property
+    def ordered(self) -> pd.DataFrame:
+        """The file's rows, group by group."""
+        return self.results.frame.take(self.order)
+
+
 def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
     """The file split into one Results per distinct value of ``pivots`` (input order).
 
     With no pivots the file is returned whole. A pivot the file lacks is an error.
     """
-    if not pivots:
-        return [results]
-    missing = [p for p in pivots if p not in results.frame.columns]
+    grouping = group_rows(results, pivots)
+    return [grouping.part(g) for g in range(len(grouping))]
+
+
+def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
+    """The file's groups by ``pivots``, grouped once: one stable sort, and the constant
+    columns of every group found in one pass per parameter (10,000 groups must not
+    cost a pandas call each)."""
+    frame = results.frame
+    missing = [p for p in pivots if p not in frame.columns]
     if missing:
         names = ", ".join(map(repr, missing))
         raise KprofileError(results.path, f"no column {names} to group by (-p)")
-    codes = group_codes(results.frame, pivots)
+    if not pivots:
+        shape = shape_columns(results)
+        whole = dataclasses.replace(results, constant=shape)
+        steady = {p: np.array([p in shape]) for p in results.params}
+        starts, stops = np.zeros(1, dtype=np.int64), np.array([len(frame)])
+        return Grouping(whole, np.arange(len(frame)), starts, stops, steady, ({},))
+    codes = group_codes(frame, pivots)
     groups = int(codes.max()) + 1 if len(codes) else 0
     if groups > MAX_SHAPES:
         raise KprofileError(
@@ -100,12 +164,32 @@ def split_by(results: Results, pivots: Sequence[str]) -> list[Results]:
             f"{MAX_SHAPES:,}",
         )
     order = np.argsort(codes, kind="stable")  # codes number groups by first row
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    parts = []
-    for rows in np.split(order, bounds):
-        frame = results.frame.iloc[rows].reset_index(drop=True)
-        parts.append(dataclasses.replace(results, frame=frame))
-    return parts
+    ordered = codes[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    stops = np.r_[starts[1:], len(order)]
+    firsts = order[starts]
+    pivot_values = {p: frame[p].to_numpy(dtype=object)[firsts] for p in pivots}
+    values = tuple(
+        {p: plain(pivot_values[p][g]) for p in pivots} for g in range(len(starts))
+    )
+    constant = _constant_in_groups(frame, results.params, order, starts)
+    return Grouping(results, order, starts, stops, constant, values)
+
+
+def _constant_in_groups(
+    frame: pd.DataFrame,
+    params: Sequence[str],
+    order: np.ndarray,
+    starts: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Per parameter, whether it is constant within each group (NaN a value)."""
+    out = {}
+    for param in params:
+        local = pd.factorize(frame[param], use_na_sentinel=False)[0][order]
+        changes = np.r_[False, local[1:] != local[:-1]]
+        changes[starts] = False  # a group's first row starts it, changes nothing
+        out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0
+    return out
 
 
 def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from kprofile.core.measure import measure
 from kprofile.core.metric import Metric
-from kprofile.core.values import plain, records, shape_label
+from kprofile.core.values import entries, plain, shape_label
 from kprofile.progress import SILENT, Progress
 
 __all__ = [
@@ -98,7 +98,7 @@ def importance(
     with progress("importance: measuring every shape and config"):
         m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
     shapes_total = int(m.table["shape"].nunique())
-    labels = [shape_label(s) or "all rows" for s in records(m.shapes)]
+    labels = [shape_label(s) or "all rows" for s in entries(m.shapes)]
     unranked = []
     with progress("importance: parameters", len(param_cols)) as advance:
         for p in param_cols:

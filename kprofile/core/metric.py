@@ -146,7 +146,10 @@ def _match(columns: list[str], query: str) -> str | None:
 
 def metric_values(frame: pd.DataFrame, metric: Metric) -> np.ndarray:
     """The metric column as float64 (missing -> NaN)."""
-    return pd.to_numeric(frame[metric.column], errors="coerce").to_numpy(
+    column = frame[metric.column]
+    if column.dtype == np.float64:  # the usual case, without to_numeric's checks
+        return column.to_numpy(dtype=np.float64, copy=True)
+    return pd.to_numeric(column, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
 
@@ -181,9 +184,10 @@ def ratio_to(
     values: np.ndarray | float, best: np.ndarray | float, metric: Metric
 ) -> np.ndarray:
     """Ratio of each value to ``best`` (1.0 = as good, > 1.0 = worse); NaN for failed
-    values."""
+    values, ``inf`` where the ratio is beyond the largest float (1e308 against 5e-324:
+    an overflow is a well-defined answer here, not a warning)."""
     array = np.asarray(values, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         ratio = best / array if metric.higher_is_better else array / best
     return np.where(valid_mask(array), ratio, np.nan)
 

@@ -39,9 +39,12 @@ class Best:
         return None if self.position is None else self.results.frame.iloc[self.position]
 
     def config(self) -> dict[str, Any]:
-        """The best row's parameters (every parameter column), as Python values."""
-        row = self.row
-        return {} if row is None else {p: plain(row[p]) for p in self.results.params}
+        """The best row's parameters (every parameter column), as Python values
+        (column by column: a row of mixed types would cost a common dtype)."""
+        if self.position is None:
+            return {}
+        frame = self.results.frame
+        return {p: plain(frame[p].iloc[self.position]) for p in self.results.params}
 
 
 def best_row(results: Results, metric: Metric) -> Best:

@@ -56,6 +56,9 @@ class Results:
     ``params`` names the parameter columns in spec order (for YAML inputs, the params
     keys). ``name``/``file``/``git_revision``/``datetime`` are kbench's metadata where
     the file has it. ``warnings`` are complete lines for stderr (rows left out).
+    ``constant`` names the parameter columns constant in ``frame`` when whoever made
+    the record already knows them (a ``-p`` group: ``core.columns.groups`` works them
+    out for every group at once); None: not known yet.
     """
 
     path: str
@@ -68,6 +71,7 @@ class Results:
     datetime: str | None = None
     warnings: tuple[str, ...] = ()
     row_key: str = MESH_IDX  # the column naming each row (core.columns.row_id)
+    constant: tuple[str, ...] | None = None
 
 
 def kind_of(path: str) -> str:
@@ -210,7 +214,7 @@ def _load_yaml(path: str, max_rows: int) -> Results:
             "no parameter instances (empty params, or every instance excluded by "
             "rules)",
         )
-    frame = pd.DataFrame(grid.columns, columns=list(grid.names), copy=False)
+    frame = _exact_frame(grid.columns, grid.names)
     # kbench numbers the points of a spec in this order: their mesh_idx
     frame, key = _with_row_key(frame, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
@@ -236,6 +240,19 @@ def _with_row_key(
     frame = frame.reset_index(drop=True)
     frame.insert(0, key, values)
     return frame, key
+
+
+def _exact_frame(columns: Mapping[str, Any], names: Sequence[str]) -> pd.DataFrame:
+    """The typed columns of a spec as a frame, object columns kept as objects: pandas
+    would otherwise read datetimes as ``datetime64`` and strings as ``str`` with NaN,
+    and a YAML value would no longer be what the file says."""
+    series = {
+        name: pd.Series(columns[name], dtype=object, copy=False)
+        if isinstance(columns[name], np.ndarray) and columns[name].dtype.kind == "O"
+        else columns[name]
+        for name in names
+    }
+    return pd.DataFrame(series, columns=list(names), copy=False)
 
 
 def _results(

@@ -131,16 +131,17 @@ def _columns(groups: Sequence[Group], keeps: Sequence[Keep]) -> SpecGrid:
 
 
 def typed_codes(codes: np.ndarray, table: Sequence[Any]) -> Any:
-    """The column ``[table[c] if c >= 0 else None for c in codes]``, typed as YAML
-    values are: int64 (Int64 with missing), bool (boolean), float64, else object."""
+    """The column ``[table[c] if c >= 0 else missing for c in codes]``, typed so that
+    every value stays exactly what YAML read: int64 (Int64 with missing), bool
+    (boolean) and float64 (floats, none of them NaN: NaN there means missing) when one
+    type fits all; anything else (strings, null, NaN, a mix of ints and floats, an int
+    beyond int64, dates, binary) an object column whose missing cells are ``pd.NA``,
+    so that a null (None) and a ``.nan`` stay values."""
     used = np.zeros(len(table) + 1, dtype=bool)
     used[codes] = True  # -1 (missing) marks the last
     present = [table[int(i)] for i in np.flatnonzero(used[:-1])]
-    present = [v for v in present if v is not None]
-    missing = bool(used[-1]) or len(present) < int(used[:-1].sum())
     kinds = {type(v) for v in present}
-    none = np.array([v is None for v in table] + [True], dtype=bool)
-    mask = none[codes] if missing else None
+    mask = codes < 0 if used[-1] else None
     if kinds == {bool}:
         values = np.array([v is True for v in table] + [False], dtype=bool)[codes]
         return values if mask is None else pd.arrays.BooleanArray(values, mask)
@@ -149,16 +150,12 @@ def typed_codes(codes: np.ndarray, table: Sequence[Any]) -> Any:
         if mask is None:
             return ints[codes]
         return pd.arrays.IntegerArray(ints[codes], mask)
-    floats = _floats(table) if kinds and kinds <= {int, float} else None
-    if floats is not None:
-        return floats[codes]
-    return objects([*table, None])[codes]
+    if kinds == {float} and not any(math.isnan(v) for v in present):
+        return _floats(table)[codes]
+    return objects([*table, pd.NA])[codes]
 
 
-def _floats(table: Sequence[Any]) -> np.ndarray | None:
-    """The table as float64 (NaN for the rest), or None if an int is too large."""
-    try:
-        values = [float(v) if type(v) in (int, float) else np.nan for v in table]
-    except OverflowError:
-        return None
+def _floats(table: Sequence[Any]) -> np.ndarray:
+    """The table as float64 (NaN for the rest and for missing, the last)."""
+    values = [v if type(v) is float else np.nan for v in table]
     return np.array([*values, np.nan], dtype=np.float64)

@@ -75,8 +75,34 @@ _NAMED_ESCAPES: dict[Quoting, dict[str, str]] = {
 # Values: which fit an entry
 
 
+MERGE_KEY = "<<"
+MAX_KEY_CHARS = 1024  # YAML's limit on an implicit key, PyYAML's and libyaml's alike
+
+
+def key_problem(key: str, quoting: Quoting = "minimal") -> str | None:
+    """Why ``key`` cannot be a key of a manifest entry, or None: ``<<`` is YAML's merge
+    key (plain, it would merge; quoted, it would read as a merge to a person), and a key
+    written longer than 1024 characters is no key to a YAML reader."""
+    if key == MERGE_KEY:
+        return (
+            f"a parameter named {MERGE_KEY!r} cannot be written: YAML reads it as "
+            "a merge key"
+        )
+    written = render_key(key, flow=True, quoting=quoting)
+    if len(written) > MAX_KEY_CHARS:
+        return (
+            f"a parameter name of {len(key):,} characters cannot be written: YAML "
+            f"reads no key longer than {MAX_KEY_CHARS} characters"
+        )
+    return None
+
+
 def normalize(value: Any, key: str, path: str) -> Value:
-    """``value`` as a plain Python scalar, or a InputError naming ``key``."""
+    """``value`` as a plain Python scalar, or an InputError naming ``key``; and
+    ``key`` one an entry can hold (``key_problem``)."""
+    problem = key_problem(key)
+    if problem is not None:
+        raise InputError(path, problem)
     if type(value).__module__ == "numpy" and hasattr(value, "item"):
         value = value.item()  # numpy scalars from a DataFrame row
     if value is None or isinstance(value, (bool, int, float, str)):

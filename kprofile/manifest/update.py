@@ -146,11 +146,7 @@ def _check_selections(
     seen: dict[tuple[Any, ...], int] = {}
     out = []
     for number, selection in enumerate(selections, 1):
-        sel = {
-            str(k): normalize(v, str(k), path)
-            for k, v in selection.items()
-            if k != "<<"
-        }
+        sel = {str(k): normalize(v, str(k), path) for k, v in selection.items()}
         missing = [p for p in pivots if p not in sel]
         if missing:
             raise InputError(

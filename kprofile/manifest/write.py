@@ -12,23 +12,40 @@ Plain string building, so the bytes depend only on the entries and the header fa
     - <<: *defaults
       BM: 128
 
-``defaults`` holds the keys equal (same type and value) in every entry; each entry
-merges it and adds its own keys, in input order. Scalars are written so that YAML 1.1
-(PyYAML) reads back the same type: strings that would read as numbers, booleans or null
-are quoted, floats always carry a dot or an exponent YAML accepts
-(``kprofile.manifest.scalar``, the renderer ``--update`` uses too, with its ``explicit``
-quoting).
+``defaults`` holds the keys identical (same type, value and spelling) in every entry;
+each entry merges it and adds its own keys, in input order. Every value is written so
+that YAML 1.1 (PyYAML) reads back exactly that value: ints of any size, floats with
+``.nan``, ``.inf``, ``-.inf`` and ``-0.0``, booleans, null, strings (quoted when they
+would read as anything else: ``kprofile.manifest.scalar``, the renderer ``--update``
+uses too, with its ``explicit`` quoting), timestamps and dates as YAML timestamps, and
+binary as ``!!binary``. An entry is a flat mapping of scalars: a set, a list or a
+mapping as a value, a timestamp YAML cannot spell (an offset in seconds,
+nanoseconds), a string with a lone surrogate, or a key ``key_problem`` refuses is
+``Unwritable``. Nothing depends on hashing: entries keep their order, keys theirs.
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
+import functools
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kprofile.core.values import plain
-from kprofile.manifest.scalar import render_scalar
-from tuning_codegen.values import entry_key, same_value
+from kprofile.core.values import exact, is_missing
+from kprofile.manifest.scalar import key_problem, render_scalar
+from tuning_codegen.values import entry_key, identical
+
+SCALARS = (bool, int, float, str, bytes, dt.date, type(None))
+COLLECTIONS = {set: "a set", frozenset: "a set", list: "a list", tuple: "a list"}
+_PLAIN = (int, float, bool, type(None))
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Unwritable(Exception):
+    """A key or value an entry of a manifest cannot hold; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -47,26 +64,88 @@ class ManifestText:
     duplicates: int
 
 
+def value_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be written as a manifest value, or None."""
+    value = exact(value)
+    kind = type(value)
+    if kind in _PLAIN:
+        return None
+    if kind is str:
+        return _surrogate(value)
+    if isinstance(value, Mapping):
+        return "a mapping cannot be a manifest value (an entry holds scalars)"
+    for kind, name in COLLECTIONS.items():
+        if isinstance(value, kind):
+            return f"{name} cannot be a manifest value (an entry holds scalars)"
+    if not isinstance(value, SCALARS):
+        return f"a {type(value).__name__} cannot be a manifest value"
+    if isinstance(value, dt.datetime):
+        offset = value.utcoffset()
+        if offset is not None and offset % dt.timedelta(minutes=1):
+            return f"YAML cannot spell the time zone offset of {value.isoformat()}"
+    if isinstance(value, str):
+        return _surrogate(value)
+    return None
+
+
+def _surrogate(text: str) -> str | None:
+    if _SURROGATE.search(text):
+        return "a string with a lone surrogate cannot be written as UTF-8"
+    return None
+
+
 def scalar(value: Any) -> str:
-    """``value`` as a YAML scalar that PyYAML's safe loader reads back as the same value
-    (a missing value as null). Strings use the ``explicit`` quoting: plain words, else
-    double quotes with every invisible character escaped."""
-    value = plain(value)
-    if not (value is None or isinstance(value, (bool, int, float, str))):
-        value = str(value)  # e.g. a pandas Timestamp
+    """``value`` as a YAML scalar that PyYAML's safe loader reads back as the same
+    value. Strings use the ``explicit`` quoting: plain words, else double quotes with
+    every invisible character escaped."""
+    value = exact(value)
+    problem = value_problem(value)
+    if problem is not None:
+        raise Unwritable(problem)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return '!!binary "' + base64.b64encode(value).decode("ascii") + '"'
     return render_scalar(value, flow=False, quoting="explicit")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few keys in every entry
+def key_text(key: str) -> str:
+    """A key as ``scalar`` writes a string, or ``Unwritable``."""
+    problem = key_problem(key, "explicit") or value_problem(key)
+    if problem is not None:
+        raise Unwritable(problem)
+    return scalar(key)
+
+
+def _entry(entry: Mapping[Any, Any]) -> dict[str, Any]:
+    """``entry`` as exact Python values, pandas' missing markers left out; every key
+    and value checked."""
+    values = {}
+    for key, value in entry.items():
+        if is_missing(value):
+            continue
+        name = str(key)
+        key_text(name)
+        problem = value_problem(value)
+        if problem is not None:
+            raise Unwritable(f"parameter {name!r}: {problem}")
+        values[name] = exact(value)
+    return values
+
+
 def common_keys(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Keys present in every entry with the same type and value, in the first entry's
-    order."""
+    """Keys present in every entry with an identical value (same type, value and
+    spelling), in the first entry's order."""
     if not entries:
         return {}
     first = entries[0]
     return {
         k: v
         for k, v in first.items()
-        if all(k in e and same_value(e[k], v) for e in entries[1:])
+        if all(k in e and identical(e[k], v) for e in entries[1:])
     }
 
 
@@ -81,12 +160,12 @@ def manifest_text(
     file: str | None,
     sources: Sequence[Source],
 ) -> ManifestText:
-    """The manifest for ``entries`` (missing values and exact duplicates dropped)."""
+    """The manifest for ``entries`` (exact values; a key an entry does not have is
+    left out of it; duplicates dropped). ``Unwritable`` for what no entry can hold."""
     cleaned: list[dict[str, Any]] = []
     seen: set[Hashable] = set()
     for entry in entries:
-        values = {str(k): plain(v) for k, v in entry.items()}
-        values = {k: v for k, v in values.items() if v is not None}
+        values = _entry(entry)
         identity = entry_key(values)
         if identity not in seen:
             seen.add(identity)
@@ -108,14 +187,16 @@ def manifest_text(
         lines.append(f"file: {scalar(file)}")
     if defaults:
         lines.append("defaults: &defaults")
-        lines += [f"  {scalar(k)}: {scalar(v)}" for k, v in defaults.items()]
+        lines += [f"  {key_text(k)}: {scalar(v)}" for k, v in defaults.items()]
     else:
         lines.append("defaults: &defaults {}")
     lines.append("params:" if cleaned else "params: []")
     for entry in cleaned:
         lines.append("- <<: *defaults")
         lines += [
-            f"  {scalar(k)}: {scalar(v)}" for k, v in entry.items() if k not in defaults
+            f"  {key_text(k)}: {scalar(v)}"
+            for k, v in entry.items()
+            if k not in defaults
         ]
     return ManifestText(
         "\n".join(lines) + "\n", tuple(cleaned), len(entries) - len(cleaned)

@@ -10,7 +10,7 @@ import numpy as np
 from kprofile.core.combine import combine
 from kprofile.core.cover import CONFIG, CoverResult, cover
 from kprofile.core.metric import Metric
-from kprofile.core.values import records
+from kprofile.core.values import entries
 from kprofile.errors import KprofileError, usage_error
 from kprofile.options import Options
 from kprofile.outcome import Outcome
@@ -92,8 +92,8 @@ def cover_entries(
     result: CoverResult, shape_cols: Sequence[str]
 ) -> list[dict[str, Any]]:
     """Manifest entries, one per shape in input order: its values, then its config's."""
-    shapes = records(result.assignment[list(shape_cols)])
-    configs = records(result.configs.iloc[result.assignment[CONFIG].to_numpy()])
+    shapes = entries(result.assignment[list(shape_cols)])
+    configs = entries(result.configs.iloc[result.assignment[CONFIG].to_numpy()])
     return [{**shape, **config} for shape, config in zip(shapes, configs)]
 
 

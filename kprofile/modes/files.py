@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.core.columns import common_shape_columns, split_by
+from kprofile.core.columns import Grouping, common_shape_columns, group_rows
 from kprofile.core.metric import Metric
-from kprofile.core.select import CommonConfig, best_row
-from kprofile.core.values import records
+from kprofile.core.select import CommonConfig
+from kprofile.core.summary import Summary, summaries
+from kprofile.core.values import entries, entry
 from kprofile.inputs.load import Results
 from kprofile.modes import given_views
-from kprofile.modes.views import Builder, group_label, summary_view
+from kprofile.modes.views import Builder, summary_view
 from kprofile.options import Options
 from kprofile.outcome import Outcome, Upserts
 
@@ -31,11 +32,14 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     assert metric is not None  # the mode table says this mode needs one
     pivots = options.pivots or common_shape_columns(outcome.inputs)
     configs: list[dict[str, Any]] = []
+    views = [(v.load(), getattr(options, v.attribute)) for v in given_views(options)]
     for results in outcome.inputs:
-        parts = split_by(results, options.pivots)
-        with outcome.progress(f"views of {results.path}", len(parts)) as advance:
-            for part in parts:
-                configs += _group(options, outcome, metric, part)
+        grouping = group_rows(results, options.pivots)
+        found = summaries(grouping, metric)
+        with outcome.progress(f"views of {results.path}", len(found)) as advance:
+            for g, summary in enumerate(found):
+                grouped = (grouping, g, summary)
+                configs += _group(options, outcome, metric, grouped, views)
                 advance(1)
     outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
 
@@ -44,17 +48,19 @@ def _group(
     options: Options,
     outcome: Outcome,
     metric: Metric,
-    part: Results,
+    grouped: tuple[Grouping, int, Summary],
+    views: Sequence[tuple[Builder, Any]],
 ) -> list[dict[str, Any]]:
-    """Append ``part``'s sections (and its entries for ``-o``); the config it stands
-    for, for ``--update`` (none when no run succeeded)."""
-    group = group_label(part, options.pivots)
-    outcome.sections.append(summary_view(part, metric, group=group))
+    """Append group ``g``'s sections (and its entries for ``-o``); the config it stands
+    for, for ``--update`` (none when no run succeeded). ``views``: each view's builder
+    and its flag's value. The group's rows are split off only for the views."""
+    grouping, g, summary = grouped
+    group = grouping.label(g)
+    part = grouping.part(g) if views else grouping.results
+    outcome.sections.append(summary_view(part, metric, group=group, summary=summary))
     rows: np.ndarray | None = None
     common: CommonConfig | None = None
-    for view in given_views(options):
-        build: Builder = view.load()
-        amount = getattr(options, view.attribute)
+    for build, amount in views:
         result = build(part, metric, amount, group=group, verbose=options.verbose)
         outcome.sections += result.sections
         rows = result.rows if result.rows is not None else rows
@@ -64,7 +70,7 @@ def _group(
         outcome.entries += _records(part, np.sort(rows))
         return []
     where = f"{part.path}{f' [{group}]' if group else ''}"
-    config = chosen_config(part, metric, common)
+    config = chosen_config(summary, common)
     if config is None:
         sink = "-o" if options.output else "--update"
         if options.output or options.update is not None:
@@ -78,7 +84,7 @@ def _group(
 
 
 def chosen_config(
-    results: Results, metric: Metric, common: CommonConfig | None
+    summary: Summary, common: CommonConfig | None
 ) -> dict[str, Any] | None:
     """The one config a file (or ``-p`` group) stands for: the common config of
     ``--top``/``--top-fraction``/``--within`` if given, else the best entry; missing
@@ -87,11 +93,8 @@ def chosen_config(
     if common is not None:
         config = common.config if len(common.subset) else None
     else:
-        best = best_row(results, metric)
-        config = best.config() if best.position is not None else None
-    if config is None:
-        return None
-    return {k: v for k, v in config.items() if v is not None}
+        config = summary.config if summary.best is not None else None
+    return None if config is None else entry(config)
 
 
 def _pivots_first(config: dict[str, Any], pivots: Sequence[str]) -> dict[str, Any]:
@@ -115,4 +118,4 @@ def _measured_note(where: str, common: CommonConfig) -> str:
 def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:
     if not results.params or not len(positions):
         return []
-    return records(results.frame.iloc[positions][list(results.params)])
+    return entries(results.frame.iloc[positions][list(results.params)])

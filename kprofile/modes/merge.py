@@ -1,19 +1,28 @@
 """``--merge``: the handler and its section (the joined table, sorted and filtered);
-``-o`` writes its rows. The analysis is ``kprofile.core.merge``."""
+``-o`` writes its rows, exactly, or refuses a value no manifest entry can hold with
+the file and line it came from. The analysis is ``kprofile.core.merge``."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
-from kprofile.core.merge import Merged, merge_inputs, sort_rows
+import pandas as pd
+
+from kprofile.core.merge import Merged, cells, merge_inputs, merged_entries, sort_rows
 from kprofile.core.metric import Metric
 from kprofile.core.query import query_rows
-from kprofile.core.values import records
-from kprofile.errors import usage_error
+from kprofile.core.values import exact
+from kprofile.errors import KprofileError, usage_error
+from kprofile.inputs.load import Results
+from kprofile.inputs.yamlsource import any_node, is_collection, key_line
+from kprofile.manifest.scalar import key_problem
+from kprofile.manifest.write import value_problem
 from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.outcome import Entry, Outcome
 from kprofile.render.section import Section
+from tuning_codegen.values import same_value
 
 
 def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
@@ -29,7 +38,50 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         raise usage_error(f"--merge: the result is empty{after}")
     merged = dataclasses.replace(merged, table=table)
     outcome.sections.append(merge_section(merged, [r.path for r in outcome.inputs]))
-    outcome.entries += records(table)
+    entries = merged_entries(table)
+    if options.output:
+        check_writable(entries, outcome.inputs)
+    outcome.entries += entries
+
+
+def check_writable(entries: Sequence[Entry], inputs: Sequence[Results]) -> None:
+    """Every key and value can be written to a manifest, or the error names the
+    parameter, and the input file and line it came from."""
+    for entry in entries:
+        for key, value in entry.items():
+            problem = key_problem(key, "explicit")
+            if problem is not None:
+                raise _refusal(inputs, key, value, problem, is_value=False)
+            problem = value_problem(value)
+            if problem is not None:
+                raise _refusal(
+                    inputs, key, value, f"parameter {key!r}: {problem}", is_value=True
+                )
+
+
+def _refusal(
+    inputs: Sequence[Results], key: str, value: Any, problem: str, *, is_value: bool
+) -> KprofileError:
+    source = _source(inputs, key, value)
+    if source is None:
+        return usage_error(f"--merge -o: {problem}")
+    line = None
+    if source.kind == "yaml":
+        line = key_line(source.path, key, is_collection if is_value else any_node)
+    return KprofileError(source.path, f"--merge -o: {problem}", line=line)
+
+
+def _source(inputs: Sequence[Results], key: str, value: Any) -> Results | None:
+    """The first input whose column ``key`` holds ``value`` (the very object, else
+    the same value)."""
+    holders = [r for r in inputs if key in r.params]
+    for results in holders:
+        if any(v is value for v in cells(results, key).values):
+            return results
+    for results in holders:
+        if any(same_value(exact(v), value) for v in cells(results, key).values):
+            return results
+    return holders[0] if holders else None
 
 
 def merge_section(merged: Merged, sources: Sequence[str]) -> Section:
@@ -45,5 +97,31 @@ def merge_section(merged: Merged, sources: Sequence[str]) -> Section:
             "the first input's value was kept",
         )
     return Section(
-        "merge", "merge: " + ", ".join(sources), None, facts, merged.table, notes=notes
+        "merge",
+        "merge: " + ", ".join(sources),
+        None,
+        facts,
+        shown_sets(merged.table),
+        notes=notes,
     )
+
+
+def shown_sets(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every set spelled in sorted order, so the report does not
+    depend on the hash seed (a set's own order does); -o refuses sets."""
+    out = table
+    for i in range(table.shape[1]):
+        column = table.iloc[:, i]
+        if column.dtype.kind == "O" and any(
+            isinstance(v, (set, frozenset)) for v in column.tolist()
+        ):
+            if out is table:
+                out = table.copy(deep=False)
+            out.isetitem(i, column.map(_set_text).to_numpy(dtype=object))
+    return out
+
+
+def _set_text(value: Any) -> Any:
+    if not isinstance(value, (set, frozenset)):
+        return value
+    return "{" + ", ".join(sorted(repr(v) for v in value)) + "}"

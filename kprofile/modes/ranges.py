@@ -15,7 +15,7 @@ from kprofile.core.combine import default_shape_columns
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
 from kprofile.core.sweep import Sweep
-from kprofile.core.values import shape_label
+from kprofile.core.values import entry, shape_label
 from kprofile.manifest.replace import GroupRanges, RangeTable
 from kprofile.options import DEFAULT_TOL, Options
 from kprofile.outcome import Outcome, RangeReplacement
@@ -44,7 +44,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         tol=result.tol,
         metric=metric,
     )
-    outcome.entries += result.entries
+    outcome.entries += [entry(e) for e in result.entries]
     groups = tuple(GroupRanges(g.group.values, g.entries) for g in result.groups)
     table = RangeTable(result.column, result.group_cols, groups)
     outcome.change = RangeReplacement(table)

@@ -8,20 +8,13 @@ group), the metric and the flag's value in, a ``ViewResult`` out.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import (
-    frame_shape_label,
-    row_id,
-    row_label,
-    shape_columns,
-    tuning_columns,
-)
+from kprofile.core.columns import row_label, tuning_columns
 from kprofile.core.metric import (
     Metric,
     best_position,
@@ -29,11 +22,11 @@ from kprofile.core.metric import (
     rank_order,
     ratio_to,
     valid_mask,
-    worst_position,
 )
-from kprofile.core.select import CommonConfig, best_row, common_config
-from kprofile.core.values import value_label
-from kprofile.inputs.load import SPEC, Results
+from kprofile.core.select import CommonConfig, common_config
+from kprofile.core.summary import Summary, summary_of
+from kprofile.core.values import shape_label, value_label
+from kprofile.inputs.load import Results
 from kprofile.render.section import Section
 
 RATIO = "ratio"
@@ -61,16 +54,22 @@ class Builder(Protocol):
     ) -> ViewResult: ...
 
 
-def summary_view(results: Results, metric: Metric, *, group: str = "") -> Section:
-    """Entries, the best row (its mesh_idx, or a CSV's line), worst and best metric,
-    worst/best, shape, best config."""
-    frame = results.frame
-    values = metric_values(frame, metric)
-    failed = int((~valid_mask(values)).sum())
-    best = best_row(results, metric)
-    shape = frame_shape_label(frame, shape_columns(results))
-    facts: list[tuple[str, object]] = [("entries", len(frame)), ("failed", failed)]
-    if best.position is None:
+def summary_view(
+    results: Results,
+    metric: Metric,
+    *,
+    group: str = "",
+    summary: Summary | None = None,
+) -> Section:
+    """Entries, best mesh_idx, worst and best metric, worst/best, shape, best config.
+    ``summary``: the group's, when the caller computed every group's at once."""
+    found = summary_of(results, metric) if summary is None else summary
+    shape = shape_label(found.shape)
+    facts: list[tuple[str, object]] = [
+        ("entries", found.entries),
+        ("failed", found.failed),
+    ]
+    if found.best is None:
         return Section(
             "summary",
             _title(results, group),
@@ -78,32 +77,23 @@ def summary_view(results: Results, metric: Metric, *, group: str = "") -> Sectio
             tuple(facts + [("shape", shape or "-")]),
             notes=("every run failed: no best entry",),
         )
-    worst = worst_position(values, metric)
-    assert worst is not None
-    best_value = float(values[best.position])
-    what, name = row_id(results, best.position)
+    what, name = found.best_row
     facts += [
         (f"best {what}", name),
-        (f"worst {metric.column}", float(values[worst])),
-        (f"best {metric.column}", best_value),
-        ("worst/best", float(ratio_to(values[worst], best_value, metric))),
+        (f"worst {metric.column}", found.worst_value),
+        (f"best {metric.column}", found.best_value),
+        ("worst/best", found.worst_ratio),
         ("shape", shape or "-"),
     ]
-    config = best.config()
-    tuning = tuning_columns(results) or results.params
-    table = (
-        pd.DataFrame(
-            {
-                "parameter": list(tuning),
-                "value": pd.Series([config[p] for p in tuning], dtype=object),
-            }
-        )
-        if tuning
-        else None
-    )
+    tuning = found.tuning
+    table = None
+    if tuning:
+        config = np.empty(len(tuning), dtype=object)
+        config[:] = [found.config[p] for p in tuning]
+        table = pd.DataFrame({"parameter": list(tuning), "value": config})
     notes: tuple[str, ...] = ()
-    if SPEC in frame.columns:
-        notes = (f"best spec: {frame[SPEC].iloc[best.position]}",)
+    if found.best_spec is not None:
+        notes = (f"best spec: {found.best_spec}",)
     return Section(
         "summary",
         _title(results, group),
@@ -129,11 +119,14 @@ def entries_table(
     best_value = math.nan if best is None else float(values[best])
     if with_failed:
         positions = np.concatenate([positions, np.flatnonzero(~valid_mask(values))])
-    columns = [results.row_key, *tuning_columns(results)]
-    table = frame.iloc[positions][columns].reset_index(drop=True)
-    table[metric.column] = values[positions]
-    table[RATIO] = ratio_to(values[positions], best_value, metric)
-    return table
+    positions = np.asarray(positions, dtype=np.intp)
+    data: dict[str, Any] = {
+        c: frame[c].array.take(positions)
+        for c in [results.row_key, *tuning_columns(results)]
+    }
+    data[metric.column] = values[positions]  # in place of a column of that name
+    data[RATIO] = ratio_to(values[positions], best_value, metric)
+    return pd.DataFrame(data, copy=False)
 
 
 def ratio_view(
@@ -297,8 +290,3 @@ def _title(results: Results, group: str, what: str = "") -> str:
     if what:
         parts.append(what)
     return ": ".join(parts)
-
-
-def group_label(results: Results, pivots: Sequence[str]) -> str:
-    """``M=256/N=...`` for a group made by ``split_by``; empty without pivots."""
-    return frame_shape_label(results.frame, pivots) if pivots else ""

@@ -11,7 +11,9 @@ They are sized to read on a laptop screen at 100 %: 100 dpi, about 900 pixels wi
 text of 9 points or more. Every label from an input (names, values, shapes) goes
 through ``one_line`` as on the terminal. Ratios are drawn from 1.0 (the best) up, on
 one scale for all the per-parameter charts of a run, so a 1.05 looks as small next to
-a 1.5 as it is.
+a 1.5 as it is. A ratio can be astronomically large or infinite (a metric of 1e308
+against one of 5e-324): its bar is drawn at ``BAR_CAP`` and labelled with its value,
+so matplotlib never computes with numbers near the float limit.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import numpy as np
 
 from kprofile.core.values import value_label
 from tuning_codegen.errors import one_line
+
+BAR_CAP = 1e6  # the longest bar drawn, as a ratio
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -81,8 +85,18 @@ def heatmap_png(result: Correlation, title: str) -> bytes:
 def importance_top(result: ImportanceResult) -> float:
     """The top of every per-parameter chart's ratio axis: above the largest cost of
     the run, and at least 1.1, so that a near-flat parameter looks near flat."""
-    cost = max((p.cost for p in result.params), default=1.0)
+    cost = max((drawn(p.cost) for p in result.params), default=1.0)
     return max(1.1, 1.0 + (cost - 1.0) * 1.15)
+
+
+def drawn(ratio: float) -> float:
+    """A ratio as far as its bar goes: at most ``BAR_CAP``."""
+    return ratio if ratio <= BAR_CAP else BAR_CAP
+
+
+def ratio_text(ratio: float) -> str:
+    """``1.234``; a ratio beyond the cap as ``1.5e+300`` or ``inf``."""
+    return f"{ratio:.3f}" if ratio <= BAR_CAP else f"{ratio:.3g}"
 
 
 def importance_overview_png(result: ImportanceResult) -> bytes:
@@ -93,15 +107,16 @@ def importance_overview_png(result: ImportanceResult) -> bytes:
 
     def draw(figure: Figure) -> None:
         ax = figure.add_subplot()
-        ax.barh(names, [p.cost - 1.0 for p in params], left=1.0, color="tab:red")
+        bars = [drawn(p.cost) - 1.0 for p in params]
+        ax.barh(names, bars, left=1.0, color="tab:red")
         for y, p in enumerate(params):
             worst = p.worst
-            where = f"{value_label(worst.value)} on {worst.worst_shape}"
-            ax.annotate(f"{p.cost:.3f}  ({one_line(where)})", (p.cost, y),
+            where = one_line(f"{value_label(worst.value)} on {worst.worst_shape}")
+            ax.annotate(f"{ratio_text(p.cost)}  ({where})", (drawn(p.cost), y),
                         xytext=(4, 0), textcoords="offset points", va="center",
                         fontsize=9)  # fmt: skip
         ax.axvline(1.0, color="black", linewidth=0.8)
-        longest = max((p.cost for p in params), default=1.0)
+        longest = max((drawn(p.cost) for p in params), default=1.0)
         ax.set_xlim(1.0, 1.0 + max(longest - 1.0, 0.01) / 0.55)  # room for the text
         ax.set_xlabel(
             "worst reachable ratio with the parameter at its worst value "
@@ -131,8 +146,8 @@ def draw_importance_param(
     (``importance_top``), the same for every parameter of a run."""
     labels = [one_line(value_label(v.value)) for v in p.values]
     x = np.arange(len(labels))
-    worst = [v.worst - 1.0 if v.shapes else 0.0 for v in p.values]
-    geo = [v.geomean - 1.0 if v.shapes else 0.0 for v in p.values]
+    worst = [drawn(v.worst) - 1.0 if v.shapes else 0.0 for v in p.values]
+    geo = [drawn(v.geomean) - 1.0 if v.shapes else 0.0 for v in p.values]
     name = one_line(p.param)
     where = one_line(f"{value_label(p.worst.value)} on {p.worst.worst_shape}")
     ax = figure.add_subplot()
@@ -141,11 +156,12 @@ def draw_importance_param(
     ax.bar(x + 0.2, worst, 0.4, bottom=1.0, label="worst shape", color="tab:red")
     for xi, v in zip(x, p.values):
         text = (
-            f"{v.worst:.3f}\n{one_line(v.worst_shape)}\n{v.shapes}/{shapes_total}"
+            f"{ratio_text(v.worst)}\n{one_line(v.worst_shape)}\n"
+            f"{v.shapes}/{shapes_total}"
             if v.shapes
             else f"not measured\n0/{shapes_total}"
         )
-        at = (xi + 0.2, v.worst if v.shapes else 1.0)
+        at = (xi + 0.2, drawn(v.worst) if v.shapes else 1.0)
         ax.annotate(text, at, xytext=(0, 3), textcoords="offset points",
                     ha="center", fontsize=8)  # fmt: skip
     ax.axhline(1.0, color="black", linewidth=0.8)
@@ -154,6 +170,6 @@ def draw_importance_param(
     ax.set_xlabel(f"{name} (above each red bar: its ratio, its shape, shapes "
                   "measured)")  # fmt: skip
     ax.set_ylabel("best reachable ratio (1.0 = best; same scale on every chart)")
-    ax.set_title(f"#{p.rank} {name}: a bad choice costs up to {p.cost:.3f}x "
+    ax.set_title(f"#{p.rank} {name}: a bad choice costs up to {ratio_text(p.cost)}x "
                  f"({where})", fontsize=11)  # fmt: skip
     figure.legend(loc="outside lower center", ncols=2, fontsize=9)

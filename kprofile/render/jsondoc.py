@@ -1,4 +1,10 @@
-"""Sections as one JSON document for programs: full precision, ``null`` if missing."""
+"""Sections as one JSON document for programs: full precision, ``null`` if missing.
+
+JSON has no infinity: an infinite number (a ratio beyond the largest float, 1e308
+against 5e-324) is the string ``"inf"`` or ``"-inf"``, so that ``null`` keeps meaning
+"no value" (a missing value, a failed run's ratio). Every finite float is a number,
+5e-324 and 1.7976931348623157e308 included.
+"""
 
 from __future__ import annotations
 
@@ -22,10 +28,11 @@ _JSON_ESCAPES = {
 
 
 def json_value(value: Any) -> Any:
-    """A value JSON can hold: NaN/NA -> null, numpy scalars -> Python."""
+    """A value JSON can hold: NaN/NA -> null, +-inf -> "inf"/"-inf", numpy scalars ->
+    Python."""
     value = plain(value)
     if isinstance(value, float) and math.isinf(value):
-        return None
+        return "inf" if value > 0 else "-inf"
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)

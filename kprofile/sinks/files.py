@@ -5,6 +5,14 @@ Through the code generator's one writer (``tuning_codegen.transaction.write_atom
 every file is written in full beside its target and renamed only when all are
 complete; a rename failing midway puts back the files already replaced. A failed run
 leaves no half-written or 0-byte file behind, and one clean error names the file.
+
+The CSVs are safe to open in a spreadsheet (OWASP's CSV-injection guidance): a text
+cell or column name that a spreadsheet would read as a formula, one starting with
+``=``, ``+``, ``-``, ``@`` (or their full-width forms), also after leading white
+space, or with a tab or a carriage return, is written with a leading ``'``. Numbers
+are never changed, and neither is a text cell that spells a plain decimal number
+(``-1.5``, ``+2``, ``-3e-4``): a spreadsheet reads it as that number, which is no
+formula.
 """
 
 from __future__ import annotations
@@ -14,17 +22,24 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from kprofile.core.correlation import Correlation
 from kprofile.core.importance import ImportanceResult
 from kprofile.core.metric import Metric
+from kprofile.core.values import plain
 from kprofile.errors import KprofileError
 from kprofile.progress import SILENT, Progress
 from kprofile.render import charts
 from tuning_codegen.transaction import MAX_NAME_BYTES, write_atomic
 
 HEATMAP_NAME = "correlation.png"
+FORMULA_STARTS = "=+-@\uff1d\uff0b\uff0d\uff20"  # and their full-width forms
+CONTROL_STARTS = "\t\r"
+FORMULA_GUARD = "'"
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
+_QUOTED = ',"\n\r'
 
 
 def write_files(files: Mapping[Path, bytes]) -> list[str]:
@@ -38,12 +53,54 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> list[str]:
     folder = _existing_folder(out_dir)
     names = safe_file_names(list(tables), suffix=".csv", fallback="all")
     files = {
-        folder / name: table.to_csv(
-            index=False, lineterminator="\n", float_format="%.10g"
-        ).encode()
+        folder / name: csv_text(table).encode()
         for name, table in zip(names, tables.values())
     }
     return write_files(files)
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """``table`` as CSV: a header, one line per row, ``\n`` after each; floats as
+    ``%.10g``, missing values empty, text guarded (``guard_cell``). A field holding a
+    comma, a quote or a line break (a carriage return too, which Python's csv writer
+    leaves bare with a ``\n`` terminator) is quoted."""
+    header = [_field(str(guard_cell(str(c)))) for c in table.columns]
+    columns = [_column_text(table.iloc[:, i]) for i in range(table.shape[1])]
+    lines = [_line(header), *(_line(list(row)) for row in zip(*columns))]
+    return "".join(line + "\n" for line in lines)
+
+
+def _column_text(column: pd.Series) -> list[str]:
+    """Every cell of one column as CSV field text (quoted where needed)."""
+    if pd.api.types.is_float_dtype(column.dtype):
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        return ["" if v != v else f"{v:.10g}" for v in values.tolist()]
+    text = []
+    for value in column.tolist():
+        value = plain(value)
+        text.append("" if value is None else _field(str(guard_cell(value))))
+    return text
+
+
+def _field(text: str) -> str:
+    if any(c in text for c in _QUOTED):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _line(fields: list[str]) -> str:
+    return '""' if fields == [""] else ",".join(fields)  # an empty line is no row
+
+
+def guard_cell(value: object) -> object:
+    """A text cell as a spreadsheet may open it: ``'`` before what would be a formula
+    (see the module's docstring); anything else unchanged."""
+    if not isinstance(value, str) or _NUMBER.match(value):
+        return value
+    first, shown = value[:1], value.lstrip()[:1]
+    if (first and first in CONTROL_STARTS) or (shown and shown in FORMULA_STARTS):
+        return FORMULA_GUARD + value
+    return value
 
 
 def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kprofile.errors import KprofileError
-from kprofile.manifest.write import Source, manifest_path, manifest_text
+from kprofile.manifest.write import Source, Unwritable, manifest_path, manifest_text
 from kprofile.outcome import Entry, Outcome
 from tuning_codegen.transaction import write_text_atomic
 
@@ -20,8 +20,11 @@ def write_output(output: str, entries: Sequence[Entry], outcome: Outcome) -> Non
         )
     first = outcome.inputs[0]
     sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.inputs]
-    text = manifest_text(entries, name=first.name, file=first.file, sources=sources)
     path = manifest_path(output)
+    try:
+        text = manifest_text(entries, name=first.name, file=first.file, sources=sources)
+    except Unwritable as exc:
+        raise KprofileError(path, f"-o: {exc}") from None
     try:
         write_text_atomic(path, text.text)
     except OSError as exc:

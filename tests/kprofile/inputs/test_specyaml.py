@@ -249,11 +249,14 @@ def test_too_many_rules_are_refused() -> None:
     ("values", "dtype", "expected"),
     [
         ([1, 2], "int64", [1, 2]),
-        ([1, None], "Int64", [1, pd.NA]),
         ([True, False], "bool", [True, False]),
-        ([True, None], "boolean", [True, pd.NA]),
-        ([1, 2.5], "float64", [1.0, 2.5]),
-        ([2**63, 1], "float64", [2.0**63, 1.0]),
+        ([1.5, 2.0], "float64", [1.5, 2.0]),
+        # exactly what YAML read: a null and a .nan are values, 1 stays an int
+        ([1, None], "object", [1, None]),
+        ([True, None], "object", [True, None]),
+        ([1.5, float("inf")], "float64", [1.5, float("inf")]),
+        ([1, 2.5], "object", [1, 2.5]),
+        ([2**63, 1], "object", [2**63, 1]),
         ([10**400, 1.5], "object", [10**400, 1.5]),
         ([1, "x"], "object", [1, "x"]),
         ([True, 1], "object", [True, 1]),
@@ -266,6 +269,33 @@ def test_columns_keep_yaml_types(
     column = expand_spec({"params": [{"A": values}]}, "s.yaml").columns["A"]
     assert str(column.dtype) == dtype
     assert list(column) == expected
+    if dtype == "object":  # the very values: 1 is no 1.0, 2**63 no float
+        assert [type(v) for v in column] == [type(v) for v in expected]
+
+
+@pytest.mark.parametrize(
+    ("groups", "dtype", "expected"),
+    [
+        ([{"A": 1}, {"B": 2}], "Int64", [1, pd.NA]),
+        ([{"A": True}, {"B": 2}], "boolean", [True, pd.NA]),
+        ([{"A": 1.5}, {"B": 2}], "float64", [1.5, None]),  # NaN: missing
+        ([{"A": float("nan")}, {"B": 2}], "object", [None, pd.NA]),  # .nan: a value
+        ([{"A": None}, {"B": 2}], "object", [None, pd.NA]),
+        ([{"A": "x"}, {"B": 2}], "object", ["x", pd.NA]),
+    ],
+)
+def test_a_missing_value_is_never_a_yaml_value(
+    groups: list[dict[str, Any]], dtype: str, expected: list[Any]
+) -> None:
+    column = expand_spec({"params": groups}, "s.yaml").columns["A"]
+    assert str(column.dtype) == dtype
+    got = list(column)
+    if dtype == "float64":
+        assert got[0] == expected[0] and got[1] != got[1]
+    elif expected[0] is None and groups[0]["A"] is not None:
+        assert got[0] != got[0] and got[1] is pd.NA  # NaN, then missing
+    else:
+        assert got == expected and got[1] is pd.NA
 
 
 def test_an_exhausted_budget_is_a_clean_error() -> None:
