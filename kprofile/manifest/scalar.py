@@ -15,7 +15,7 @@ booleans and null are spelled the same for both. Strings differ on purpose, chos
   escaped (``\\n``, ``\\x01``, ``\\u200b``).
 
 Also here: which values fit a manifest entry. When two values are the same as a tuning
-table means it is ``kprofile.core.values.same_value`` (re-exported here).
+table means it is ``tuning_codegen.values.same_value``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,14 @@
 """Table cells as text: what every text renderer shows for a value.
 
 Floats are rounded to 3 decimal places and missing values are ``-``; a float column is
-formatted in one vectorized step. Every string from an input (values, names, paths,
-titles, notes) is shown through ``tuning_codegen.errors.one_line``: control characters,
-line breaks and bidirectional overrides as escapes (``\\x1b``), never raw, so a result
-file cannot clear the screen, move the cursor or retitle the window.
+formatted in one vectorized step. A float that 3 places would misstate (so small it
+would read ``0.000``, or so large it would be a row of digits: a metric of 5e-324 or
+1e308) is shown with 3 significant digits instead (``4.94e-324``).
+
+Every string from an input (values, names, paths, titles, notes) is shown through
+``tuning_codegen.errors.one_line``: control characters, line breaks and bidirectional
+overrides as escapes (``\\x1b``), never raw, so a result file cannot clear the
+screen, move the cursor or retitle the window.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from kprofile.core.values import plain
 from tuning_codegen.errors import one_line
 
 MISSING = "-"
+SMALL = 5e-4  # below this, 3 places show 0.000
+LARGE = 1e15  # from here, 3 places show a row of digits
 
 
 def cell(value: Any) -> str:
@@ -27,8 +33,15 @@ def cell(value: Any) -> str:
     if value is None:
         return MISSING
     if isinstance(value, float):
-        return MISSING if math.isnan(value) else f"{value:.3f}"
+        if math.isnan(value):
+            return MISSING
+        return f"{value:.3g}" if _far(abs(value)) else f"{value:.3f}"
     return one_line(str(value))
+
+
+def _far(size: Any) -> Any:
+    """Whether a magnitude (or an array of them) is beyond what 3 places show."""
+    return (size >= LARGE) | ((size > 0) & (size < SMALL))
 
 
 def note_lines(note: str) -> list[str]:
@@ -51,6 +64,8 @@ def column_cells(column: pd.Series) -> list[str]:
         text = np.char.mod(
             "%.3f", np.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0)
         ).astype(object)
+        far = _far(np.abs(np.nan_to_num(array, nan=1.0, posinf=1.0, neginf=1.0)))
+        text[far] = np.char.mod("%.3g", array[far]).astype(object)
         text[np.isnan(array)] = MISSING
         inf = np.isinf(array)
         text[inf] = np.where(array[inf] > 0, "inf", "-inf")

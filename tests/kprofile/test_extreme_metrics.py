@@ -18,8 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from support import run, sections
+
+from kprofile.render.cells import cell, column_cells
 
 EXTREMES = [1e308, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308 / 3, 1.0]
 EXTREMES += [4e-320]
@@ -142,3 +145,14 @@ def test_the_console_script_prints_no_warning(extreme: Path) -> None:
             )
             assert done.returncode == 0, (args, done.stderr)
             assert "Warning" not in done.stderr, (args, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(5e-324, "4.94e-324"), (1e308, "1e+308"), (0.0004, "0.0004"), (0.0005, "0.001"),
+     (12.3456, "12.346"), (-2e-5, "-2e-05"), (0.0, "0.000")],
+)  # fmt: skip
+def test_extreme_numbers_are_shown_as_numbers(value: float, shown: str) -> None:
+    """Three places would show 5e-324 as 0.000 and 1e308 as 309 digits."""
+    assert cell(value) == shown
+    assert column_cells(pd.Series([value, float("nan")])) == [shown, "-"]
