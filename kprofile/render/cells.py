@@ -55,8 +55,14 @@ def note_lines(note: str) -> list[str]:
     ]
 
 
+SHORT = 64  # rows: below this, value by value is faster than numpy's string ops
+
+
 def column_cells(column: pd.Series) -> list[str]:
-    """Format a whole column at once (vectorized for float columns)."""
+    """Format a whole column at once (vectorized for long float columns; ``cell``
+    spells every float the same way)."""
+    if len(column) < SHORT:
+        return [cell(v) for v in column.tolist()]
     if pd.api.types.is_float_dtype(column.dtype) and not isinstance(
         column.dtype, pd.api.extensions.ExtensionDtype
     ):
@@ -82,7 +88,8 @@ def is_numeric(column: pd.Series) -> bool:
 def table_cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
     """Header, rows of cell texts, and which columns are numeric (right-aligned)."""
     header = [one_line(str(c)) for c in table.columns]
-    columns = [column_cells(table.iloc[:, i]) for i in range(table.shape[1])]
-    numeric = [is_numeric(table.iloc[:, i]) for i in range(table.shape[1])]
+    series = [column for _, column in table.items()]  # by position: names may repeat
+    columns = [column_cells(column) for column in series]
+    numeric = [is_numeric(column) for column in series]
     rows = [list(r) for r in zip(*columns)] if columns else []
     return header, rows, numeric

@@ -156,3 +156,12 @@ def test_extreme_numbers_are_shown_as_numbers(value: float, shown: str) -> None:
     """Three places would show 5e-324 as 0.000 and 1e308 as 309 digits."""
     assert cell(value) == shown
     assert column_cells(pd.Series([value, float("nan")])) == [shown, "-"]
+
+
+def test_short_and_long_float_columns_are_spelled_alike() -> None:
+    """Short columns are formatted value by value, long ones with numpy: one text."""
+    values = [5e-324, 1e308, 0.0004, 12.3456, -2e-5, 0.0, float("inf"), -float("inf")]
+    values.append(float("nan"))
+    long = column_cells(pd.Series(values * 10))
+    assert long[: len(values)] == column_cells(pd.Series(values))
+    assert long[: len(values)] == [cell(v) for v in values]
