@@ -113,6 +113,17 @@ class Grouping:
         """The parameters constant in group ``g``, in ``params`` order."""
         return tuple(p for p, flags in self.constant.items() if flags[g])
 
+    def varying_in(self, g: int) -> tuple[str, ...]:
+        """The parameters that vary in group ``g`` (its ``tuning_columns``)."""
+        return tuple(p for p, flags in self.constant.items() if not flags[g])
+
+    @cached_property
+    def group_ids(self) -> np.ndarray:
+        """The group of each row of the file."""
+        ids = np.empty(len(self.order), dtype=np.int64)
+        ids[self.order] = np.repeat(np.arange(len(self)), self.stops - self.starts)
+        return ids
+
     def part(self, g: int) -> Results:
         """Group ``g`` as a ``Results`` (its rows at positions from 0, ``constant``
         known): a slice of the file sorted once, made only when asked for."""
@@ -201,3 +212,12 @@ def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
         # re-factorized at each step, so codes stay below the row count
         codes = pd.factorize(codes * len(uniques) + local)[0]
     return np.asarray(codes, dtype=np.int64)
+
+
+def first_minimum(keys: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per group (rows ``starts[g]`` to the next start, none empty), the position of
+    its first smallest key."""
+    smallest = np.minimum.reduceat(keys, starts)
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(keys)]))
+    hits = np.flatnonzero(keys == smallest[group])
+    return hits[np.searchsorted(hits, starts)]

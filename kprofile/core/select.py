@@ -13,7 +13,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import shape_columns, tuning_columns
+from kprofile.core.columns import (
+    Grouping,
+    first_minimum,
+    shape_columns,
+    tuning_columns,
+)
 from kprofile.core.metric import (
     Metric,
     best_position,
@@ -22,6 +27,7 @@ from kprofile.core.metric import (
     ratio_to,
     valid_mask,
 )
+from kprofile.core.ranked import GroupRows, Ranked, group_subsets
 from kprofile.core.values import plain
 from kprofile.inputs.load import Results
 
@@ -201,3 +207,117 @@ def _find_measured(
     return position, float(
         ratio_to(values[position], float(values[best_overall]), metric)
     )
+
+
+def common_configs(ranked: Ranked, *, kind: str, amount: float) -> list[CommonConfig]:
+    """``common_config`` of every group of ``ranked.grouping`` at once, each as
+    ``common_config`` finds it for the group split off; positions (``subset``,
+    ``measured``) in the whole file, whose ``Results`` each holds.
+
+    Each parameter is factorized once for the file; a group's mode is its most
+    frequent code in the group's subset (the first in rank order on a tie, as
+    pandas' ``factorize`` numbers a subset's values), and the measured config the
+    rows of the group whose codes are the modes' (a missing mode: a missing value).
+    """
+    grouping = ranked.grouping
+    subsets = group_subsets(ranked, kind, amount)
+    frame, params = grouping.results.frame, grouping.results.params
+    codes = {p: pd.factorize(frame[p])[0] for p in params}  # missing: -1
+    modes = {p: _group_modes(codes[p], frame[p], subsets, grouping) for p in params}
+    measured = _group_measured(ranked, codes, modes, subsets)
+    ratios = ratio_to(ranked.values[measured], ranked.best, ranked.metric)
+    firsts = grouping.order[grouping.starts]
+    first = {p: [plain(v) for v in frame[p].iloc[firsts].tolist()] for p in params}
+    out = []
+    for g in range(len(grouping)):
+        found = tuple(modes[p].of(p, g) for p in grouping.varying_in(g))
+        config = {p: first[p][g] for p in grouping.constant_in(g)}
+        config.update({m.name: m.value for m in found if m.value is not None})
+        at = int(measured[g])
+        out.append(
+            CommonConfig(
+                grouping.results,
+                subsets.of(g),
+                int(ranked.ran.counts[g]),
+                found,
+                config,
+                None if at < 0 else at,
+                math.nan if at < 0 else float(ratios[g]),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class _GroupModes:
+    """One parameter's mode in the subset of every group: its value (None when no
+    row of the subset sets it), count, share and code (-1: missing)."""
+
+    values: list[Any]
+    counts: np.ndarray
+    shares: np.ndarray
+    codes: np.ndarray
+
+    def of(self, name: str, g: int) -> ParamMode:
+        return ParamMode(
+            name, self.values[g], int(self.counts[g]), float(self.shares[g])
+        )
+
+
+def _group_modes(
+    codes: np.ndarray, column: pd.Series, subsets: GroupRows, grouping: Grouping
+) -> _GroupModes:
+    """``_mode`` of ``column`` in every group's subset, from the column's ``codes``."""
+    sizes = subsets.counts
+    counts = sizes.copy()  # no row of the subset sets it: the subset's size
+    shares = np.where(sizes > 0, 1.0, np.nan)
+    winners = np.full(len(sizes), -1)
+    taken = codes[subsets.rows]
+    present = np.flatnonzero(taken >= 0)  # entries of subsets.rows
+    if len(present):
+        groups = grouping.group_ids[subsets.rows[present]]
+        pairs = pd.factorize(groups * (int(taken.max()) + 1) + taken[present])[0]
+        seen = np.maximum.accumulate(pairs)
+        first = np.flatnonzero(pairs > np.r_[-1, seen[:-1]])  # in pair order
+        tally = np.bincount(pairs)
+        owner = groups[first]  # group by group, as pairs first appear
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        best = first_minimum(-tally, starts)  # the first of the most frequent
+        winner = owner[starts]
+        winners[winner] = subsets.rows[present[first[best]]]
+        counts[winner] = tally[best]
+        shares[winner] = tally[best] / sizes[winner]
+    has = winners >= 0
+    values: list[Any] = [None] * len(sizes)
+    for g, value in zip(
+        np.flatnonzero(has).tolist(), column.iloc[winners[has]].tolist()
+    ):
+        values[g] = plain(value)
+    return _GroupModes(values, counts, shares, np.where(has, codes[winners], -1))
+
+
+def _group_measured(
+    ranked: Ranked,
+    codes: dict[str, np.ndarray],
+    modes: dict[str, _GroupModes],
+    subsets: GroupRows,
+) -> np.ndarray:
+    """``_find_measured`` for every group: the row of the group whose parameters
+    are the modes (the best that ran, else the first), -1 when there is none or
+    the subset is empty."""
+    grouping = ranked.grouping
+    ids, order, starts = grouping.group_ids, grouping.order, grouping.starts
+    match = np.ones(len(ids), dtype=bool)
+    varies = np.zeros(len(grouping), dtype=bool)
+    for p, found in modes.items():
+        steady = grouping.constant[p]
+        varies |= ~steady
+        match &= steady[ids] | (codes[p] == found.codes[ids])
+    hit = match[order]
+    ran = hit & valid_mask(ranked.values[order])
+    lower = -ranked.values if ranked.metric.higher_is_better else ranked.values
+    best = order[first_minimum(np.where(ran, lower[order], np.inf), starts)]
+    first = order[first_minimum(np.where(hit, 0, 1), starts)]
+    found_rows = np.where(np.add.reduceat(ran, starts) > 0, best, first)
+    none = (np.add.reduceat(hit, starts) == 0) | (varies & (subsets.counts == 0))
+    return np.where(none, -1, found_rows)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import Grouping, group_rows, row_name
+from kprofile.core.columns import Grouping, first_minimum, group_rows, row_name
 from kprofile.core.metric import Metric, metric_values, ratio_to, valid_mask
 from kprofile.core.values import plain
 from kprofile.inputs.load import SPEC, Results
@@ -58,8 +58,8 @@ def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
     valid = valid_mask(values)
     ran = np.add.reduceat(valid.astype(np.int64), starts)
     lower = -values if metric.higher_is_better else values
-    best = _first_minimum(np.where(valid, lower, np.inf), starts)
-    worst = _first_minimum(np.where(valid, -lower, np.inf), starts)
+    best = first_minimum(np.where(valid, lower, np.inf), starts)
+    worst = first_minimum(np.where(valid, -lower, np.inf), starts)
     best_value = np.where(ran > 0, values[best], np.nan)
     worst_value = np.where(ran > 0, values[worst], np.nan)
     worst_ratio = ratio_to(worst_value, best_value, metric)
@@ -91,15 +91,6 @@ def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
             )
         )
     return out
-
-
-def _first_minimum(keys: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per group (rows ``starts[g]`` to the next start), the position of its first
-    smallest key."""
-    smallest = np.minimum.reduceat(keys, starts)
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(keys)]))
-    hits = np.flatnonzero(keys == smallest[group])
-    return hits[np.searchsorted(hits, starts)]
 
 
 def _gather(frame: pd.DataFrame, column: str, rows: np.ndarray) -> list[Any]:

@@ -11,19 +11,20 @@ group (the best entry, or the common config of ``--top``, ``--top-fraction`` or
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from kprofile.core.columns import Grouping, common_shape_columns, group_rows
 from kprofile.core.metric import Metric
+from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
 from kprofile.inputs.load import Results
 from kprofile.modes import given_views
-from kprofile.modes.views import Builder, summary_view
+from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
 from kprofile.options import Options
 from kprofile.outcome import Outcome, Upserts
 
@@ -32,16 +33,38 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     assert metric is not None  # the mode table says this mode needs one
     pivots = options.pivots or common_shape_columns(outcome.inputs)
     configs: list[dict[str, Any]] = []
-    views = [(v.load(), getattr(options, v.attribute)) for v in given_views(options)]
+    views: list[tuple[Builder, Any]] = [
+        (v.load(), getattr(options, v.attribute)) for v in given_views(options)
+    ]
     for results in outcome.inputs:
         grouping = group_rows(results, options.pivots)
         found = summaries(grouping, metric)
+        built = _views(grouping, metric, views, verbose=options.verbose)
+        selected: list[np.ndarray] = []
         with outcome.progress(f"views of {results.path}", len(found)) as advance:
             for g, summary in enumerate(found):
+                shown = [view(g) for view in built]
                 grouped = (grouping, g, summary)
-                configs += _group(options, outcome, metric, grouped, views)
+                configs += _group(options, outcome, metric, grouped, shown, selected)
                 advance(1)
+        if selected:
+            outcome.entries += _records(results, np.concatenate(selected))
     outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
+
+
+def _views(
+    grouping: Grouping,
+    metric: Metric,
+    views: Sequence[tuple[Builder, Any]],
+    *,
+    verbose: bool,
+) -> list[Callable[[int], ViewResult]]:
+    """Each view of every group (``views``: builders and their flags' values), what
+    the groups share computed once: a function of the group per view."""
+    if not views:
+        return []
+    groups = Groups(rank_groups(grouping, metric))
+    return [build(groups, amount, verbose=verbose) for build, amount in views]
 
 
 def _group(
@@ -49,27 +72,28 @@ def _group(
     outcome: Outcome,
     metric: Metric,
     grouped: tuple[Grouping, int, Summary],
-    views: Sequence[tuple[Builder, Any]],
+    shown: Sequence[ViewResult],
+    selected: list[np.ndarray],
 ) -> list[dict[str, Any]]:
-    """Append group ``g``'s sections (and its entries for ``-o``); the config it stands
-    for, for ``--update`` (none when no run succeeded). ``views``: each view's builder
-    and its flag's value. The group's rows are split off only for the views."""
+    """Append group ``g``'s sections (and its entries for ``-o``, or with
+    ``--write-selection`` the rows it selected to ``selected``); the config it stands
+    for, for ``--update`` (none when no run succeeded). ``shown``: each view's result
+    for the group."""
     grouping, g, summary = grouped
     group = grouping.label(g)
-    part = grouping.part(g) if views else grouping.results
-    outcome.sections.append(summary_view(part, metric, group=group, summary=summary))
+    results = grouping.results
+    outcome.sections.append(summary_view(results, metric, group=group, summary=summary))
     rows: np.ndarray | None = None
     common: CommonConfig | None = None
-    for build, amount in views:
-        result = build(part, metric, amount, group=group, verbose=options.verbose)
+    for result in shown:
         outcome.sections += result.sections
         rows = result.rows if result.rows is not None else rows
         common = result.common or common
     if options.output and options.write_selection:
         assert rows is not None  # check_options: --write-selection needs a view
-        outcome.entries += _records(part, np.sort(rows))
+        selected.append(np.sort(rows))
         return []
-    where = f"{part.path}{f' [{group}]' if group else ''}"
+    where = f"{results.path}{f' [{group}]' if group else ''}"
     config = chosen_config(summary, common)
     if config is None:
         sink = "-o" if options.output else "--update"

@@ -1,57 +1,104 @@
 """The per-file views (summary, ratio, head, tail, top/within): data in, sections and
 what each selects out.
 
-Every view named in ``kprofile.modes.VIEWS`` is a ``Builder``: one file (or ``-p``
-group), the metric and the flag's value in, a ``ViewResult`` out.
+Every view named in ``kprofile.modes.VIEWS`` is a ``Builder``: a file's groups
+(``Groups``: each ``-p`` group, or the whole file) and the flag's value in, and out
+a function that gives group ``g``'s ``ViewResult``. What can be computed for all
+groups at once is, before (rank orders, subsets, common configs: ``core.ranked``,
+``core.select.common_configs``); each group then costs its sections, built as
+``Table``s of numpy arrays and lists, never a pandas object per group.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache, cached_property
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import row_label, tuning_columns
-from kprofile.core.metric import (
-    Metric,
-    best_position,
-    metric_values,
-    rank_order,
-    ratio_to,
-    valid_mask,
-)
-from kprofile.core.select import CommonConfig, common_config
+from kprofile.core.columns import Grouping, row_label
+from kprofile.core.metric import Metric
+from kprofile.core.ranked import Ranked
+from kprofile.core.select import CommonConfig, common_configs
 from kprofile.core.summary import Summary, summary_of
 from kprofile.core.values import shape_label, value_label
 from kprofile.inputs.load import Results
-from kprofile.render.section import Section
+from kprofile.render.section import Column, Section, Table, series_values
 
 RATIO = "ratio"
+_TEXT = np.dtype(object)  # names and values: shown as they are, left-aligned
+_FLOAT = np.dtype(np.float64)
 
 
 @dataclass(frozen=True, eq=False)
 class ViewResult:
-    """A view's sections; the rows it selects (positions, best first), if it selects
-    rows; and the common config it chose, if it chooses one."""
+    """A view's sections for one group; the rows it selects (positions in the file,
+    best first), if it selects rows; and the common config it chose, if it chooses
+    one."""
 
     sections: list[Section]
     rows: np.ndarray | None = None
     common: CommonConfig | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class Groups:
+    """What the views of one file need, computed once for all its ``-p`` groups (the
+    whole file is one group without ``-p``): each group ranked, and the columns of
+    the entries tables as the values their cells show."""
+
+    ranked: Ranked
+    columns: dict[str, tuple[np.ndarray, Any]] = field(default_factory=dict)
+
+    @property
+    def grouping(self) -> Grouping:
+        return self.ranked.grouping
+
+    @property
+    def results(self) -> Results:
+        return self.ranked.grouping.results
+
+    @property
+    def metric(self) -> Metric:
+        return self.ranked.metric
+
+    @cached_property
+    def labels(self) -> list[str]:
+        return [self.grouping.label(g) for g in range(len(self.grouping))]
+
+    def title(self, g: int, what: str) -> str:
+        return _title(self.results, self.labels[g], what)
+
+    def column(self, name: str, rows: np.ndarray) -> tuple[Column, Any]:
+        """Column ``name`` of the file at ``rows``, and its dtype."""
+        if name not in self.columns:
+            self.columns[name] = _as_array(self.results.frame[name])
+        values, dtype = self.columns[name]
+        return values[rows], dtype
+
+
+def _as_array(column: pd.Series) -> tuple[np.ndarray, Any]:
+    """A column as a numpy array (its own when that is numbers, else its values as
+    objects: see ``Table``), and its dtype."""
+    values = series_values(column)
+    if not isinstance(values, np.ndarray):
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+        values = array
+    return values, column.dtype
+
+
 class Builder(Protocol):
+    """A view of every group of a file: what the groups share is computed when it is
+    called, and the function it returns makes group ``g``'s ``ViewResult``."""
+
     def __call__(
-        self,
-        results: Results,
-        metric: Metric,
-        amount: Any,
-        *,
-        group: str,
-        verbose: bool,
-    ) -> ViewResult: ...
+        self, groups: Groups, amount: Any, *, verbose: bool
+    ) -> Callable[[int], ViewResult]: ...
 
 
 def summary_view(
@@ -88,9 +135,8 @@ def summary_view(
     tuning = found.tuning
     table = None
     if tuning:
-        config = np.empty(len(tuning), dtype=object)
-        config[:] = [found.config[p] for p in tuning]
-        table = pd.DataFrame({"parameter": list(tuning), "value": config})
+        config = [found.config[p] for p in tuning]
+        table = Table(("parameter", "value"), (list(tuning), config), (_TEXT, _TEXT))
     notes: tuple[str, ...] = ()
     if found.best_spec is not None:
         notes = (f"best spec: {found.best_spec}",)
@@ -104,131 +150,129 @@ def summary_view(
     )
 
 
-def entries_table(
-    results: Results,
-    positions: np.ndarray,
-    metric: Metric,
-    *,
-    with_failed: bool = False,
-) -> pd.DataFrame:
-    """The row key (mesh_idx, or a CSV's line), tuning parameters, metric and ratio
-    for ``positions`` (that order)."""
-    frame = results.frame
-    values = metric_values(frame, metric)
-    best = best_position(values, metric)
-    best_value = math.nan if best is None else float(values[best])
-    if with_failed:
-        positions = np.concatenate([positions, np.flatnonzero(~valid_mask(values))])
-    positions = np.asarray(positions, dtype=np.intp)
-    data: dict[str, Any] = {
-        c: frame[c].array.take(positions)
-        for c in [results.row_key, *tuning_columns(results)]
+def entries_table(groups: Groups, g: int, rows: np.ndarray) -> Table:
+    """The row key (mesh_idx, or a CSV's line), the parameters that vary in group
+    ``g``, metric and ratio to the group's best, for ``rows`` of the file (that
+    order)."""
+    results, metric = groups.results, groups.metric
+    rows = np.asarray(rows, dtype=np.intp)
+    data = {
+        c: groups.column(c, rows)
+        for c in [results.row_key, *groups.grouping.varying_in(g)]
     }
-    data[metric.column] = values[positions]  # in place of a column of that name
-    data[RATIO] = ratio_to(values[positions], best_value, metric)
-    return pd.DataFrame(data, copy=False)
+    data[metric.column] = (groups.ranked.values[rows], _FLOAT)  # in its place
+    data[RATIO] = (groups.ranked.ratios(rows), _FLOAT)
+    return Table(
+        tuple(data),
+        tuple(values for values, _ in data.values()),
+        tuple(dtype for _, dtype in data.values()),
+    )
 
 
 def ratio_view(
-    results: Results, metric: Metric, amount: Any, *, group: str, verbose: bool
-) -> ViewResult:
+    groups: Groups, amount: Any, *, verbose: bool
+) -> Callable[[int], ViewResult]:
     """``--ratio``: every entry with its ratio to the best, best first; failed runs
     last without ratio."""
-    order = rank_order(metric_values(results.frame, metric), metric)
-    table = entries_table(results, order, metric, with_failed=True)
-    section = Section(
-        "ratio",
-        _title(results, group, "ratio to best"),
-        results.path,
-        (),
-        table,
-        highlight=(0,) if len(order) else (),
-    )
-    return ViewResult([section])
+
+    def view(g: int) -> ViewResult:
+        order = groups.ranked.ran.of(g)
+        rows = np.concatenate([order, groups.ranked.failed.of(g)])
+        section = Section(
+            "ratio",
+            groups.title(g, "ratio to best"),
+            groups.results.path,
+            (),
+            entries_table(groups, g, rows),
+            highlight=(0,) if len(order) else (),
+        )
+        return ViewResult([section])
+
+    return view
 
 
 def head_view(
-    results: Results, metric: Metric, count: int, *, group: str, verbose: bool
-) -> ViewResult:
+    groups: Groups, count: int, *, verbose: bool
+) -> Callable[[int], ViewResult]:
     """``--head N``: the best ``count`` entries."""
-    order = rank_order(metric_values(results.frame, metric), metric)[:count]
-    table = entries_table(results, order, metric)
-    section = Section(
-        "head",
-        _title(results, group, f"best {count}"),
-        results.path,
-        (),
-        table,
-        highlight=(0,) if len(order) else (),
-    )
-    return ViewResult([section], rows=order)
+
+    def view(g: int) -> ViewResult:
+        order = groups.ranked.ran.of(g)[:count]
+        section = Section(
+            "head",
+            groups.title(g, f"best {count}"),
+            groups.results.path,
+            (),
+            entries_table(groups, g, order),
+            highlight=(0,) if len(order) else (),
+        )
+        return ViewResult([section], rows=order)
+
+    return view
 
 
 def tail_view(
-    results: Results, metric: Metric, count: int, *, group: str, verbose: bool
-) -> ViewResult:
+    groups: Groups, count: int, *, verbose: bool
+) -> Callable[[int], ViewResult]:
     """``--tail N``: the worst ``count`` entries that ran, worst last."""
-    order = rank_order(metric_values(results.frame, metric), metric)
-    chosen = order[max(len(order) - count, 0) :]
-    table = entries_table(results, chosen, metric)
-    section = Section(
-        "tail", _title(results, group, f"worst {count}"), results.path, (), table
-    )
-    return ViewResult([section], rows=chosen)
+
+    def view(g: int) -> ViewResult:
+        order = groups.ranked.ran.of(g)
+        chosen = order[max(len(order) - count, 0) :]
+        section = Section(
+            "tail",
+            groups.title(g, f"worst {count}"),
+            groups.results.path,
+            (),
+            entries_table(groups, g, chosen),
+        )
+        return ViewResult([section], rows=chosen)
+
+    return view
 
 
 def top_view(
-    results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
-) -> ViewResult:
+    groups: Groups, amount: float, *, verbose: bool
+) -> Callable[[int], ViewResult]:
     """``--top X``: the common config of the reference's band (below min + X x max)."""
-    return _common_view(results, metric, "top", amount, group=group, verbose=verbose)
+    return _common_view(groups, "top", amount, verbose=verbose)
 
 
 def top_fraction_view(
-    results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
-) -> ViewResult:
+    groups: Groups, amount: float, *, verbose: bool
+) -> Callable[[int], ViewResult]:
     """``--top-fraction X``: the common config of the best X of the ranked entries."""
-    return _common_view(
-        results, metric, "top-fraction", amount, group=group, verbose=verbose
-    )
+    return _common_view(groups, "top-fraction", amount, verbose=verbose)
 
 
 def within_view(
-    results: Results, metric: Metric, amount: float, *, group: str, verbose: bool
-) -> ViewResult:
+    groups: Groups, amount: float, *, verbose: bool
+) -> Callable[[int], ViewResult]:
     """``--within X``: the common config of the entries within X of the best."""
-    return _common_view(results, metric, "within", amount, group=group, verbose=verbose)
+    return _common_view(groups, "within", amount, verbose=verbose)
 
 
 def _common_view(
-    results: Results,
-    metric: Metric,
-    kind: str,
-    amount: float,
-    *,
-    group: str,
-    verbose: bool,
-) -> ViewResult:
-    common = common_config(results, metric, kind=kind, amount=amount)
-    sections = common_view(
-        common, metric, kind=kind, amount=amount, group=group, verbose=verbose
-    )
-    return ViewResult(sections, rows=common.subset, common=common)
+    groups: Groups, kind: str, amount: float, *, verbose: bool
+) -> Callable[[int], ViewResult]:
+    commons = common_configs(groups.ranked, kind=kind, amount=amount)
+
+    def view(g: int) -> ViewResult:
+        common = commons[g]
+        sections = common_view(groups, g, common, kind=kind, amount=amount)
+        if verbose:
+            sections.append(subset_section(groups, g, common, kind))
+        return ViewResult(sections, rows=common.subset, common=common)
+
+    return view
 
 
 def common_view(
-    common: CommonConfig,
-    metric: Metric,
-    *,
-    kind: str,
-    amount: float,
-    group: str = "",
-    verbose: bool = False,
+    groups: Groups, g: int, common: CommonConfig, *, kind: str, amount: float
 ) -> list[Section]:
     """``--top``/``--top-fraction``/``--within``: per-parameter mode and share, the
     common config, measured or not."""
-    results = common.results
-    what = _selection_label(kind, amount, metric)
+    what = _selection_label(kind, amount, groups.metric)
     config = "/".join(f"{k}={value_label(v)}" for k, v in common.config.items())
     facts = (
         ("selection", what),
@@ -236,27 +280,34 @@ def common_view(
         ("common config", config or "-"),
         ("measured", _measured(common)),
     )
-    table = pd.DataFrame(
-        {
-            "parameter": [m.name for m in common.modes],
-            "most frequent": pd.Series([m.value for m in common.modes], dtype=object),
-            "share": [m.share for m in common.modes],
-        }
+    modes = common.modes
+    listed = _TEXT if modes else _empty_list_dtype()
+    table = Table(
+        ("parameter", "most frequent", "share"),
+        ([m.name for m in modes], [m.value for m in modes], [m.share for m in modes]),
+        (listed, _TEXT, _FLOAT if modes else listed),
     )
-    sections = [Section(kind, _title(results, group, what), results.path, facts, table)]
-    if verbose:
-        subset = entries_table(results, common.subset, metric)
-        sections.append(
-            Section(
-                f"{kind}-subset",
-                _title(results, group, f"{kind} subset"),
-                results.path,
-                (),
-                subset,
-                highlight=(0,) if len(subset) else (),
-            )
-        )
-    return sections
+    path = groups.results.path
+    return [Section(kind, groups.title(g, what), path, facts, table)]
+
+
+def subset_section(groups: Groups, g: int, common: CommonConfig, kind: str) -> Section:
+    """``-v``: the subset a common config was chosen from, best first."""
+    return Section(
+        f"{kind}-subset",
+        groups.title(g, f"{kind} subset"),
+        groups.results.path,
+        (),
+        entries_table(groups, g, common.subset),
+        highlight=(0,) if len(common.subset) else (),
+    )
+
+
+@cache
+def _empty_list_dtype() -> Any:
+    """The dtype pandas gives a column made from an empty list (float64 in pandas 3,
+    object before): what a table without rows showed when it was a DataFrame."""
+    return pd.DataFrame({"": []}).dtypes.iloc[0]
 
 
 def _selection_label(kind: str, amount: float, metric: Metric) -> str:

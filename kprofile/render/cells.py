@@ -20,6 +20,13 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.values import plain
+from kprofile.render.section import (
+    Column,
+    Table,
+    Tabular,
+    series_values,
+    values_list,
+)
 from tuning_codegen.errors import one_line
 
 MISSING = "-"
@@ -59,14 +66,19 @@ SHORT = 64  # rows: below this, value by value is faster than numpy's string ops
 
 
 def column_cells(column: pd.Series) -> list[str]:
+    """A whole Series' cells (see ``cells_of``)."""
+    return cells_of(series_values(column), column.dtype)
+
+
+def cells_of(column: Column, dtype: Any) -> list[str]:
     """Format a whole column at once (vectorized for long float columns; ``cell``
-    spells every float the same way)."""
+    spells every float the same way). ``dtype``: the column's (see ``Table``)."""
     if len(column) < SHORT:
-        return [cell(v) for v in column.tolist()]
-    if pd.api.types.is_float_dtype(column.dtype) and not isinstance(
-        column.dtype, pd.api.extensions.ExtensionDtype
+        return [cell(v) for v in values_list(column)]
+    if pd.api.types.is_float_dtype(dtype) and not isinstance(
+        dtype, pd.api.extensions.ExtensionDtype
     ):
-        array = column.to_numpy(dtype=np.float64)
+        array = np.asarray(column, dtype=np.float64)
         text = np.char.mod(
             "%.3f", np.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0)
         ).astype(object)
@@ -76,20 +88,23 @@ def column_cells(column: pd.Series) -> list[str]:
         inf = np.isinf(array)
         text[inf] = np.where(array[inf] > 0, "inf", "-inf")
         return list(text)
-    return [cell(v) for v in column.tolist()]
+    return [cell(v) for v in values_list(column)]
 
 
-def is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(
-        column.dtype
-    ) and not pd.api.types.is_bool_dtype(column.dtype)
+def is_numeric(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` holds numbers (shown right-aligned)."""
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(
+        dtype
+    )
 
 
-def table_cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
+def table_cells(
+    table: Tabular,
+) -> tuple[list[str], list[list[str]], list[bool]]:
     """Header, rows of cell texts, and which columns are numeric (right-aligned)."""
-    header = [one_line(str(c)) for c in table.columns]
-    series = [column for _, column in table.items()]  # by position: names may repeat
-    columns = [column_cells(column) for column in series]
-    numeric = [is_numeric(column) for column in series]
+    table = Table.of(table)
+    header = [one_line(c) for c in table.names]
+    columns = [cells_of(c, d) for c, d in zip(table.columns, table.dtypes)]
+    numeric = [is_numeric(dtype) for dtype in table.dtypes]
     rows = [list(r) for r in zip(*columns)] if columns else []
     return header, rows, numeric

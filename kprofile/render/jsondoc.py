@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kprofile.core.values import plain
-from kprofile.render.section import Section
+from kprofile.render.section import Section, Table, values_list
 from tuning_codegen.errors import CONTROLS, LINE_BREAKS
 
 # What json.dumps(ensure_ascii=False) leaves raw in a string and a terminal would obey
@@ -46,11 +46,11 @@ def section_json(section: Section) -> dict[str, Any]:
         "facts": {k: json_value(v) for k, v in section.facts},
     }
     if section.table is not None:
-        table = section.table
-        data["columns"] = [str(c) for c in table.columns]
+        table = Table.of(section.table)
+        data["columns"] = list(table.names)
         columns = {
-            str(c): [json_value(v) for v in table.iloc[:, i].tolist()]
-            for i, c in enumerate(table.columns)
+            name: [json_value(v) for v in values_list(column)]
+            for name, column in zip(table.names, table.columns)
         }
         data["rows"] = (
             [dict(zip(columns, values)) for values in zip(*columns.values())]

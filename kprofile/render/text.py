@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
-import pandas as pd
-
 from kprofile.render.cells import cell, note_lines, table_cells
 from kprofile.render.layout import column_blocks
-from kprofile.render.section import Section
+from kprofile.render.section import Section, Tabular
 from tuning_codegen.colour import colour_diff
 from tuning_codegen.errors import one_line
 
@@ -48,7 +46,7 @@ def render_plain(sections: Sequence[Section]) -> str:
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
-def _plain_table(table: pd.DataFrame, highlight: Sequence[int]) -> list[str]:
+def _plain_table(table: Tabular, highlight: Sequence[int]) -> list[str]:
     header, rows, numeric = table_cells(table)
     if not header:
         return []
@@ -120,7 +118,7 @@ def _rich_section(console: Console, section: Section) -> None:
             console.print(Text(text), soft_wrap=True)
 
 
-def _rich_table(console: Console, table: pd.DataFrame, marks: set[int]) -> None:
+def _rich_table(console: Console, table: Tabular, marks: set[int]) -> None:
     header, rows, numeric = table_cells(table)
     if not header:
         return

@@ -1,0 +1,284 @@
+"""The per-file views, built for every ``-p`` group at once, show each group as the
+views did when they ran on the group split off (``split_by``): the same text, the
+same Markdown, the same JSON, the same rows selected.
+
+The expected sections come from the per-file functions (``rank_order``,
+``common_config``, ``tuning_columns``, ``ratio_to``) with each table a pandas
+DataFrame, as the views built them before they were made one-pass. Then through the
+command: ``kprofile FILE -p M`` with every view shows each group as ``kprofile``
+shows the group written as a file of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from group_support import AMOUNTS, PIVOTS, result_rows
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import examples, run
+
+from kprofile.core.columns import group_rows, tuning_columns
+from kprofile.core.metric import (
+    Metric,
+    best_position,
+    metric_values,
+    rank_order,
+    ratio_to,
+    valid_mask,
+)
+from kprofile.core.ranked import rank_groups
+from kprofile.core.select import common_config
+from kprofile.core.summary import summaries, summary_of
+from kprofile.core.values import value_label
+from kprofile.inputs.load import Results, load_results
+from kprofile.modes import VIEWS
+from kprofile.modes.views import (
+    Groups,
+    _measured,
+    _selection_label,
+    _title,
+    summary_view,
+)
+from kprofile.render import render_json, render_markdown, render_plain
+from kprofile.render.section import Section
+
+COMMON = {"top": "top", "top_fraction": "top-fraction", "within": "within"}
+
+
+def _entries(
+    results: Results, positions: np.ndarray, metric: Metric, *, failed: bool = False
+) -> pd.DataFrame:
+    """An entries table as a DataFrame of the group's own rows."""
+    frame = results.frame
+    values = metric_values(frame, metric)
+    best = best_position(values, metric)
+    best_value = math.nan if best is None else float(values[best])
+    if failed:
+        positions = np.concatenate([positions, np.flatnonzero(~valid_mask(values))])
+    positions = np.asarray(positions, dtype=np.intp)
+    data: dict[str, Any] = {
+        c: frame[c].array.take(positions)
+        for c in [results.row_key, *tuning_columns(results)]
+    }
+    data[metric.column] = values[positions]
+    data["ratio"] = ratio_to(values[positions], best_value, metric)
+    return pd.DataFrame(data, copy=False)
+
+
+def _expected(
+    part: Results,
+    metric: Metric,
+    attribute: str,
+    amount: Any,
+    group: str,
+    verbose: bool,
+) -> tuple[list[Section], np.ndarray | None]:
+    """A view of one group split off, and the rows it selects (the group's own)."""
+    order = rank_order(metric_values(part.frame, metric), metric)
+    path = part.path
+    top = (0,) if len(order) else ()
+    if attribute == "ratio":
+        table = _entries(part, order, metric, failed=True)
+        title = _title(part, group, "ratio to best")
+        return [Section("ratio", title, path, (), table, highlight=top)], None
+    if attribute == "head":
+        chosen = order[:amount]
+        table = _entries(part, chosen, metric)
+        title = _title(part, group, f"best {amount}")
+        return [
+            Section("head", title, path, (), table, highlight=top[: len(chosen)])
+        ], chosen
+    if attribute == "tail":
+        chosen = order[max(len(order) - amount, 0) :]
+        title = _title(part, group, f"worst {amount}")
+        return [
+            Section("tail", title, path, (), _entries(part, chosen, metric))
+        ], chosen
+    kind = COMMON[attribute]
+    common = common_config(part, metric, kind=kind, amount=amount)
+    what = _selection_label(kind, amount, metric)
+    config = "/".join(f"{k}={value_label(v)}" for k, v in common.config.items())
+    facts = (
+        ("selection", what),
+        ("entries", f"{len(common.subset)} of {common.valid_count} that ran"),
+        ("common config", config or "-"),
+        ("measured", _measured(common)),
+    )
+    table = pd.DataFrame(
+        {
+            "parameter": [m.name for m in common.modes],
+            "most frequent": pd.Series([m.value for m in common.modes], dtype=object),
+            "share": [m.share for m in common.modes],
+        }
+    )
+    sections = [Section(kind, _title(part, group, what), path, facts, table)]
+    if verbose:
+        subset = _entries(part, common.subset, metric)
+        sections.append(
+            Section(
+                f"{kind}-subset",
+                _title(part, group, f"{kind} subset"),
+                path,
+                (),
+                subset,
+                highlight=(0,) if len(subset) else (),
+            )
+        )
+    return sections, common.subset
+
+
+def _summary(part: Results, metric: Metric, group: str) -> Section:
+    """The summary section of one group split off, its table a DataFrame."""
+    found = summary_of(part, metric)
+    section = summary_view(part, metric, group=group, summary=found)
+    if section.table is None:
+        return section
+    config = np.empty(len(found.tuning), dtype=object)
+    config[:] = [found.config[p] for p in found.tuning]
+    table = pd.DataFrame({"parameter": list(found.tuning), "value": config})
+    return Section(
+        section.view,
+        section.title,
+        section.source,
+        section.facts,
+        table,
+        section.highlight,
+        section.notes,
+    )
+
+
+def _shown(sections: list[Section]) -> tuple[str, str, str]:
+    return (
+        render_plain(sections),
+        render_markdown(sections),
+        render_json(sections, {}),
+    )
+
+
+AMOUNT_OF = {
+    "ratio": st.just(True),
+    "head": st.integers(1, 5),
+    "tail": st.integers(1, 5),
+    "top": AMOUNTS,
+    "top_fraction": AMOUNTS,
+    "within": AMOUNTS,
+}
+
+
+@settings(
+    max_examples=examples(900),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    result_rows(),
+    st.booleans(),
+    PIVOTS,
+    st.sampled_from([v.attribute for v in VIEWS]),
+    st.data(),
+    st.booleans(),
+)
+def test_every_view_of_every_group_shows_the_group_as_alone(
+    kb_write: Callable[..., Path],
+    rows: list[dict[str, Any]],
+    higher: bool,
+    pivots: tuple[str, ...],
+    attribute: str,
+    data: st.DataObject,
+    verbose: bool,
+) -> None:
+    assert {v.attribute for v in VIEWS} == set(AMOUNT_OF)  # a new view is tested
+    amount = data.draw(AMOUNT_OF[attribute])
+    if attribute in ("top", "top_fraction") and amount == 0.0:
+        amount = 1.0  # not a --top or --top-fraction the command admits
+    results = load_results(str(kb_write("r.pkl", rows)))
+    pivots = tuple(p for p in pivots if p in results.params)
+    metric = Metric("met (ms)", higher)
+    grouping = group_rows(results, pivots)
+    build = next(v for v in VIEWS if v.attribute == attribute).load()
+    view = build(Groups(rank_groups(grouping, metric)), amount, verbose=verbose)
+    found = summaries(grouping, metric)
+    for g in range(len(grouping)):
+        part, group = grouping.part(g), grouping.label(g)
+        result = view(g)
+        expected, chosen = _expected(part, metric, attribute, amount, group, verbose)
+        assert _shown(result.sections) == _shown(expected)
+        rows_of_part = grouping.order[grouping.starts[g] : grouping.stops[g]]
+        if chosen is None:
+            assert result.rows is None
+        else:
+            assert result.rows is not None
+            assert result.rows.tolist() == rows_of_part[chosen].tolist()
+        summary = summary_view(results, metric, group=group, summary=found[g])
+        assert _shown([summary]) == _shown([_summary(part, metric, group)])
+
+
+def _without_names(out: str) -> list[dict[str, Any]]:
+    """The sections without what names the file (title, source)."""
+    return [
+        {k: v for k, v in section.items() if k not in ("title", "source")}
+        for section in json.loads(out)["sections"]
+    ]
+
+
+@pytest.mark.parametrize(
+    "views",
+    [
+        ["--ratio", "--head", "2", "--tail", "2"],
+        ["--top", "0.5", "-v"],
+        ["--top-fraction", "0.5", "-v"],
+        ["--within", "0.1", "-v"],
+        ["--within", "0", "--ratio"],
+    ],
+)
+@pytest.mark.parametrize("higher", [False, True])
+def test_grouped_views_equal_the_groups_run_alone(
+    kb_write: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    views: list[str],
+    higher: bool,
+) -> None:
+    """Each group written as a kbench pickle of its own (same mesh_idx), then run
+    alone: the grouped run shows the same sections, group by group."""
+    metric = [2.0, 1.0, 1.0, 0.0, math.nan, 3.0, 0.0, 0.0, 1.5, 1.5, 9.0, -2.5]
+    metric += [1.2, 1.1, 4.0, 1.0]
+    rows = [
+        {
+            "M": (7, 3, 7, 5)[i % 4],
+            "BM": 64 * (1 + i % 3),
+            "S": "ab"[i % 2 if i % 5 else 0],
+            "met (ms)": m,
+        }
+        for i, m in enumerate(metric)
+    ]
+    path = kb_write("all.pkl", rows)
+    payload = pd.read_pickle(path)  # trusted: written just now by the test
+    frame = payload["merged_df"]
+    for m in (7, 3, 5):
+        mine = frame[frame["spec"].str.contains(f"/M={m}/", regex=False)]
+        alone = dict(payload, merged_df=mine.reset_index(drop=True))
+        (tmp_path / f"m{m}.pkl").write_bytes(pickle.dumps(alone))
+    monkeypatch.chdir(tmp_path)
+    direction = ["--higher-is-better"] if higher else []
+    args = [*views, *direction, "--format", "json"]
+    code, out, _ = run(capsys, "all.pkl", "-p", "M", *args)
+    assert code == 0
+    grouped = _without_names(out)
+    assert len(grouped) > 3 * (1 + views.count("-v"))  # every group, every view
+    separately = []
+    for m in (7, 3, 5):
+        code, out, _ = run(capsys, f"m{m}.pkl", *args)
+        assert code == 0
+        separately += _without_names(out)
+    assert grouped == separately
