@@ -17,15 +17,18 @@ import click
 
 from kprofile.errors import PROG, usage_error
 from kprofile.options import (
+    AGGREGATES,
     DEFAULT_COVER_LOSS_TIME_LIMIT,
     DEFAULT_COVER_TIME_LIMIT,
     DEFAULT_MAX_ROWS,
     DEFAULT_METRIC,
+    OBJECTIVES,
     Columns,
     Fraction,
     Number,
     Options,
     Positive,
+    Ratio,
     Seconds,
     parse_columns,
 )
@@ -109,11 +112,12 @@ PARAMETERS = (
     _option("--cover", type=Fraction(band=True), metavar="TOL",
             help="Fewest configs such that every shape has one within TOL of its "
             "best (0.02 or 2%); -o writes one entry per shape."),
-    _option("--cover-time-limit", type=Seconds(), metavar="SECONDS",
-            default=DEFAULT_COVER_TIME_LIMIT, show_default=True,
-            help="With --cover: stop the search after SECONDS ('none': no limit). "
-            "The table is marked exact only if it was proven smallest in time; "
-            "otherwise it shows the best table found, a lower bound and the gap."),
+    _option("--time-limit", "--cover-time-limit", "time_limit", type=Seconds(),
+            metavar="SECONDS", default=DEFAULT_COVER_TIME_LIMIT, show_default=True,
+            help="With --cover or --budget: stop the search after SECONDS ('none': "
+            "no limit). The table is marked exact (optimal) only if it was proven in "
+            "time; otherwise it shows the best table found, a lower bound and the "
+            "gap."),
     _option("--cover-loss-time-limit", type=Seconds(), metavar="SECONDS",
             default=DEFAULT_COVER_LOSS_TIME_LIMIT, show_default=True,
             help="With --cover: of that, at most SECONDS to find the lowest-loss "
@@ -134,6 +138,19 @@ PARAMETERS = (
     _option("--range-end", type=Number(), metavar="VALUE",
             help="With --ranges: where each group's last range ends (e.g. the "
             "largest COL the kernel supports; default: its last point + 1)."),
+    _option("--score", metavar="TABLE",
+            help="Score the manifest TABLE on the results: each shape's dispatched "
+            "entry (exact keys, [M, M_END) ranges, first match wins), its ratio to "
+            "the shape's best; geomean, median, share within 2/5/10%, worst shapes."),
+    _option("--fail-above", type=Ratio(), metavar="R",
+            help="With --score: exit 1 when the geomean ratio is above R (e.g. 1.05), "
+            "or when no shape could be scored."),
+    _option("--budget", type=Positive("configs"), metavar="K",
+            help="The best table of at most K shared configs (each shape gets the "
+            "best of them), proven with HiGHS; -o writes one entry per shape."),
+    _option("--objective", type=click.Choice(OBJECTIVES),
+            help="With --budget: minimize the geomean ratio over the shapes, or the "
+            "worst ratio (then the geomean).  [default: geomean]"),
     _option("-p", "--pivots", multiple=True, type=Columns("-p/--pivots"),
             metavar="COLS",
             help="Columns to join (--merge), group by (views, --diff) or match "
@@ -144,6 +161,10 @@ PARAMETERS = (
     _option("--query", metavar="EXPR",
             help="Keep rows where EXPR holds, e.g. 'M>64 and K<1024' "
             "(`quoted name` for any column)."),
+    _option("--combine", type=click.Choice(AGGREGATES),
+            help="Rows with the same shape and config, from one file or several, "
+            "as one measurement: the median, min or mean of their successful runs; "
+            "reports shapes whose best is within the run-to-run noise of others."),
     _option("--max-rows", type=Positive("rows"), default=DEFAULT_MAX_ROWS,
             show_default=True, metavar="N",
             help="Refuse a spec YAML whose params expand to more than N rows."),
