@@ -62,11 +62,20 @@ Examples:
   kprofile sweep/*.pkl --ranges M -o table
                                     fewest M ranges per (N, K), one config
                                     within 3% of the best at every M
+  kprofile --score table.yaml new/*.pkl --fail-above 1.05
+                                    the table's ratio to each shape's best on
+                                    results it was not built from; exit 1
+                                    when the geomean is above 1.05
+  kprofile run/*.pkl --budget 8 -o table
+                                    the best table of at most 8 configs
+  kprofile a.pkl b.pkl --combine median
+                                    repeated runs as one measurement; flags
+                                    shapes whose best is within the noise
 \b
 Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
 spec and manifest .yaml. Unreadable files are reported and skipped.
-Exit status: 0 success, 2 bad input or options (or no usable input),
-3 internal error.
+Exit status: 0 success, 1 --fail-above failed, 2 bad input or options
+(or no usable input), 3 internal error.
 """
 
 
@@ -100,7 +109,8 @@ PARAMETERS = (
             help="Common config of the entries within X of the best "
             "(0.02 = ratio <= 1.02)."),
     _option("-v", "--verbose", is_flag=True,
-            help="With --top/--top-fraction/--within: also print the subset."),
+            help="With --top/--top-fraction/--within: also print the subset; "
+            "with --score/--budget: every shape's ratio."),
     _option("-d", "--diff", is_flag=True,
             help="First file is the baseline: each later file's best vs the "
             "baseline's, per shape; writes <shape>.csv."),
@@ -154,8 +164,8 @@ PARAMETERS = (
     _option("-p", "--pivots", multiple=True, type=Columns("-p/--pivots"),
             metavar="COLS",
             help="Columns to join (--merge), group by (views, --diff) or match "
-            "shapes by (--update, --cover, --importance): M,N,K or [M,N,K], "
-            "repeatable."),
+            "shapes by (--update, --cover, --importance, --score, --budget, "
+            "--combine): M,N,K or [M,N,K], repeatable."),
     _option("--sort-pivots", multiple=True, type=Columns("--sort-pivots"),
             metavar="COLS", help="With --merge: sort the rows by these columns."),
     _option("--query", metavar="EXPR",
@@ -170,8 +180,8 @@ PARAMETERS = (
             help="Refuse a spec YAML whose params expand to more than N rows."),
     _option("-o", "--output", metavar="PATH",
             help="Write a manifest (PATH.yaml): per file (or -p group) its best "
-            "entry, or the common config of --top/--top-fraction/--within; --cover: "
-            "one entry per shape. Nothing is written without it."),
+            "entry, or the common config of --top/--top-fraction/--within; --cover, "
+            "--budget: one entry per shape. Nothing is written without it."),
     _option("--write-selection", is_flag=True,
             help="With -o: write the rows --head, --tail, --top, --top-fraction or "
             "--within selected, instead of one config per file."),

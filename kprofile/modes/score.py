@@ -112,8 +112,7 @@ def dispatch_facts(scored: TableScore) -> tuple[tuple[str, Any], ...]:
     return (
         ("matched on", ", ".join(keys) or "- (no entry has a shape column)"),
         ("not matched on", ", ".join(found.unkeyed) or "-"),
-        ("overlapping", f"{scored.overlapping} shapes covered by several entries "
-         "(the first wins)"),
+        ("overlapping (first wins)", scored.overlapping),
         ("ignored keys", ", ".join(scored.ignored) or "-"),
     )  # fmt: skip
 
@@ -221,7 +220,7 @@ def score_facts(
     counted += [(NOT_MEASURED, score.not_measured), (NO_RUN, score.no_run)]
     return (
         ("shapes", total),
-        ("scored", _share(score.scored, total)),
+        ("scored", score.scored),
         ("geomean ratio", score.geomean),
         ("median ratio", score.median),
         ("worst ratio", score.worst_ratio),
