@@ -21,7 +21,7 @@ import numpy as np
 
 from kprofile.core.columns import frame_shape_label, row_labels, split_by
 from kprofile.core.combine import combine
-from kprofile.core.measure import Measured, measure
+from kprofile.core.measure import Measured, check_columns, measure
 from kprofile.core.metric import Metric
 from kprofile.core.repeats import Aggregate, Noise, Repeats, combine_repeats, noise
 from kprofile.inputs.load import Results
@@ -56,10 +56,13 @@ def combine_runs(
 ) -> CombinedRuns:
     """Every input as one measurement per (shape, config), split by shape."""
     joined = combine(inputs, pivots)
+    shape_cols, param_cols = list(joined.shape_cols), list(joined.param_cols)
+    check_columns(
+        joined.frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric.column
+    )
     frame = joined.frame.assign(
         **{FIRST_RUN: np.concatenate([row_labels(r) for r in inputs])}
     )
-    shape_cols, param_cols = list(joined.shape_cols), list(joined.param_cols)
     repeats = combine_repeats(
         frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric, how=how
     )
