@@ -150,3 +150,12 @@ def _convert_a_sample(param: click.Parameter, ctx: click.Context) -> object:
         except (click.BadParameter, KprofileError, ValueError):
             continue
     raise AssertionError(f"no sample converts for {param.name}")
+
+
+def test_the_choices_click_offers_are_the_cores() -> None:
+    from kprofile.core.portfolio import OBJECTIVES as core_objectives
+    from kprofile.core.repeats import AGGREGATES as core_aggregates
+    from kprofile.options import AGGREGATES, OBJECTIVES
+
+    assert AGGREGATES == core_aggregates
+    assert OBJECTIVES == core_objectives
