@@ -10,7 +10,8 @@ import pytest
 
 from kprofile.cli import main
 from kprofile.errors import KprofileError
-from kprofile.options import parse_columns, parse_fraction
+from kprofile.core import portfolio, repeats
+from kprofile.options import AGGREGATES, OBJECTIVES, parse_columns, parse_fraction
 
 
 @pytest.mark.parametrize(
@@ -153,9 +154,5 @@ def _convert_a_sample(param: click.Parameter, ctx: click.Context) -> object:
 
 
 def test_the_choices_click_offers_are_the_cores() -> None:
-    from kprofile.core.portfolio import OBJECTIVES as core_objectives
-    from kprofile.core.repeats import AGGREGATES as core_aggregates
-    from kprofile.options import AGGREGATES, OBJECTIVES
-
-    assert AGGREGATES == core_aggregates
-    assert OBJECTIVES == core_objectives
+    assert AGGREGATES == repeats.AGGREGATES
+    assert OBJECTIVES == portfolio.OBJECTIVES
