@@ -9,8 +9,8 @@ import click
 import pytest
 
 from kprofile.cli import main
-from kprofile.errors import KprofileError
 from kprofile.core import portfolio, repeats
+from kprofile.errors import KprofileError
 from kprofile.options import AGGREGATES, OBJECTIVES, parse_columns, parse_fraction
 
 
