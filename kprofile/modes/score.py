@@ -176,7 +176,8 @@ def score_sections(
         Section("score", title, None, facts, notes=notes),
         Section(
             "score-worst",
-            f"{prefix}: the {len(score.worst)} worst shapes, highest ratio first",
+            f"{prefix}: the {_count(len(score.worst), 'worst shape', 'worst shapes')}"
+            ", highest ratio first",
             None,
             (),
             rows.loc[score.worst.index].reset_index(drop=True),
