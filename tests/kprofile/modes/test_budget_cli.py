@@ -304,3 +304,14 @@ def test_cover_time_limit_is_still_the_time_limit(
 ) -> None:
     code, out, _ = run(capsys, "run_a.pkl", "--budget", "2", "--cover-time-limit", "7")
     assert code == 0 and "time limit     7 s" in out
+
+
+def test_markdown_says_an_empty_table_has_no_entries(
+    heldout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "run_a.pkl", "--budget", "2", "--format", "markdown")
+    assert code == 0
+    unscored = out.split(
+        "### budget: shapes without a ratio (counted apart, never as 1.0)"
+    )
+    assert unscored[1] == "\n\n_(no entries)_\n"
