@@ -36,14 +36,17 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     """``--budget K``: the best table of at most K configs, proven or bounded."""
     assert metric is not None and options.budget is not None  # the mode table
     objective = cast(Objective, options.objective or DEFAULT_OBJECTIVE)
-    measured = measured_results(outcome, options.pivots, metric, "--budget")
-    portfolio = budget(
-        measured,
-        metric,
-        size=options.budget,
-        objective=objective,
-        time_limit=options.time_limit,
-    )
+    with outcome.progress("budget: measuring every shape and config"):
+        measured = measured_results(outcome, options.pivots, metric, "--budget")
+    limit = "" if options.time_limit is None else f" (limit {options.time_limit:g} s)"
+    with outcome.progress(f"budget: searching the best {options.budget}{limit}"):
+        portfolio = budget(
+            measured,
+            metric,
+            size=options.budget,
+            objective=objective,
+            time_limit=options.time_limit,
+        )
     if not portfolio.configs:
         raise usage_error(_no_table(portfolio, options.time_limit))
     position = {c: i for i, c in enumerate(portfolio.configs)}
