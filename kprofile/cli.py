@@ -18,16 +18,19 @@ import click
 
 from kprofile.errors import PROG, usage_error
 from kprofile.options import (
+    AGGREGATES,
     DEFAULT_COVER_LOSS_TIME_LIMIT,
     DEFAULT_COVER_TIME_LIMIT,
     DEFAULT_MAX_ROWS,
     DEFAULT_METRIC,
+    OBJECTIVES,
     Columns,
     Fraction,
     Number,
     Options,
     PathText,
     Positive,
+    Ratio,
     Seconds,
     parse_columns,
 )
@@ -63,11 +66,20 @@ Examples:
   kprofile sweep/*.pkl --ranges M -o table
                                     fewest M ranges per (N, K), one config
                                     within 3% of the best at every M
+  kprofile --score table.yaml new/*.pkl --fail-above 1.05
+                                    the table's ratio to each shape's best on
+                                    results it was not built from; exit 1
+                                    when the geomean is above 1.05
+  kprofile run/*.pkl --budget 8 -o table
+                                    the best table of at most 8 configs
+  kprofile a.pkl b.pkl --combine median
+                                    repeated runs as one measurement; flags
+                                    shapes whose best is within the noise
 \b
 Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
 spec and manifest .yaml. Unreadable files are reported and skipped.
-Exit status: 0 success, 2 bad input or options (or no usable input),
-3 internal error, 130 interrupted (Ctrl-C: nothing written).
+Exit status: 0 success, 1 --fail-above failed, 2 bad input or options
+(or no usable input), 3 internal error, 130 interrupted (Ctrl-C: nothing written).
 """
 
 
@@ -102,7 +114,8 @@ PARAMETERS = (
             "(0.02 = ratio <= 1.02)."),
     _option("-v", "--verbose", is_flag=True,
             help="With --top/--top-fraction/--within: also print the subset; with "
-            "--update: also each file's summary."),
+            "--update: also each file's summary; with --score/--budget: every "
+            "shape's ratio."),
     _option("-d", "--diff", is_flag=True,
             help="First file is the baseline: each later file's best vs the "
             "baseline's, per shape; writes <shape>.csv."),
@@ -116,11 +129,12 @@ PARAMETERS = (
     _option("--cover", type=Fraction(band=True), metavar="TOL",
             help="Fewest configs such that every shape has one within TOL of its "
             "best (0.02 or 2%); -o writes one entry per shape."),
-    _option("--cover-time-limit", type=Seconds(), metavar="SECONDS",
-            default=DEFAULT_COVER_TIME_LIMIT, show_default=True,
-            help="With --cover: stop the search after SECONDS ('none': no limit). "
-            "The table is marked exact only if it was proven smallest in time; "
-            "otherwise it shows the best table found, a lower bound and the gap."),
+    _option("--time-limit", "--cover-time-limit", "time_limit", type=Seconds(),
+            metavar="SECONDS", default=DEFAULT_COVER_TIME_LIMIT, show_default=True,
+            help="With --cover or --budget: stop the search after SECONDS ('none': "
+            "no limit). The table is marked exact (optimal) only if it was proven in "
+            "time; otherwise it shows the best table found, a lower bound and the "
+            "gap."),
     _option("--cover-loss-time-limit", type=Seconds(), metavar="SECONDS",
             default=DEFAULT_COVER_LOSS_TIME_LIMIT, show_default=True,
             help="With --cover: of that, at most SECONDS to find the lowest-loss "
@@ -141,23 +155,40 @@ PARAMETERS = (
     _option("--range-end", type=Number(), metavar="VALUE",
             help="With --ranges: where each group's last range ends (e.g. the "
             "largest COL the kernel supports; default: its last point + 1)."),
+    _option("--score", metavar="TABLE",
+            help="Score the manifest TABLE on the results: each shape's dispatched "
+            "entry (exact keys, [M, M_END) ranges, first match wins), its ratio to "
+            "the shape's best; geomean, median, share within 2/5/10%, worst shapes."),
+    _option("--fail-above", type=Ratio(), metavar="R",
+            help="With --score: exit 1 when the geomean ratio is above R (e.g. 1.05), "
+            "or when no shape could be scored."),
+    _option("--budget", type=Positive("configs"), metavar="K",
+            help="The best table of at most K shared configs (each shape gets the "
+            "best of them), proven with HiGHS; -o writes one entry per shape."),
+    _option("--objective", type=click.Choice(OBJECTIVES),
+            help="With --budget: minimize the geomean ratio over the shapes, or the "
+            "worst ratio (then the geomean).  [default: geomean]"),
     _option("-p", "--pivots", multiple=True, type=Columns("-p/--pivots"),
             metavar="COLS",
             help="Columns to join (--merge), group by (views, --diff) or match "
-            "shapes by (--update, --cover, --importance): M,N,K or [M,N,K], "
-            "repeatable."),
+            "shapes by (--update, --cover, --importance, --score, --budget, "
+            "--combine): M,N,K or [M,N,K], repeatable."),
     _option("--sort-pivots", multiple=True, type=Columns("--sort-pivots"),
             metavar="COLS", help="With --merge: sort the rows by these columns."),
     _option("--query", metavar="EXPR",
             help="Keep rows where EXPR holds, e.g. 'M>64 and K<1024' "
             "(`quoted name` for any column)."),
+    _option("--combine", type=click.Choice(AGGREGATES),
+            help="Rows with the same shape and config, from one file or several, "
+            "as one measurement: the median, min or mean of their successful runs; "
+            "reports shapes whose best is within the run-to-run noise of others."),
     _option("--max-rows", type=Positive("rows"), default=DEFAULT_MAX_ROWS,
             show_default=True, metavar="N",
             help="Refuse a spec YAML whose params expand to more than N rows."),
     _option("-o", "--output", type=PathText(), metavar="PATH",
             help="Write a manifest (PATH.yaml): per file (or -p group) its best "
-            "entry, or the common config of --top/--top-fraction/--within; --cover: "
-            "one entry per shape. Nothing is written without it."),
+            "entry, or the common config of --top/--top-fraction/--within; --cover, "
+            "--budget: one entry per shape. Nothing is written without it."),
     _option("--write-selection", is_flag=True,
             help="With -o: write the rows --head, --tail, --top, --top-fraction or "
             "--within selected, instead of one config per file."),

@@ -1,5 +1,6 @@
 """Executing a parsed command line: load the inputs, run the mode, print the report
-(stdout) and the messages (stderr), and choose the exit code. ``kprofile.cli`` parses
+(stdout) and the messages (stderr), and choose the exit code: 1 when a gate failed
+(``Outcome.failed``, said last on stderr). ``kprofile.cli`` parses
 the flags and calls ``execute`` once it knows the analyzer's stack is installed.
 """
 
@@ -16,7 +17,7 @@ from kprofile.render import render
 from kprofile.render.progress import TerminalProgress
 from kprofile.run import load, run
 from tuning_codegen.colour import wants_colour
-from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, one_line
+from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
 
 
 def execute(options: Options) -> int:
@@ -44,9 +45,12 @@ def execute(options: Options) -> int:
     for message in outcome.messages:
         print(one_line(message), file=sys.stderr)
     if outcome.skipped:
-        total = len(outcome.skipped) + len(outcome.inputs)
+        total = len(outcome.skipped) + len(outcome.sources)
         skipped = len(outcome.skipped)
         print(f"{PROG}: skipped {skipped} of {total} input files", file=sys.stderr)
+    if outcome.failed is not None:
+        print(f"{PROG}: {outcome.failed}", file=sys.stderr)
+        return EXIT_STALE
     return EXIT_OK
 
 
@@ -68,10 +72,11 @@ def _json_header(outcome: Outcome) -> dict[str, Any]:
         "metric": None
         if metric is None
         else {"column": metric.column, "higher_is_better": metric.higher_is_better},
-        "inputs": [r.path for r in outcome.inputs],
+        "inputs": [r.path for r in outcome.sources],
         "skipped": [
             {"path": s.path, "kind": s.kind, "reason": s.reason}
             for s in outcome.skipped
         ],
         "written": list(outcome.written),
+        "failed": outcome.failed,
     }

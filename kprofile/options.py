@@ -21,6 +21,12 @@ DEFAULT_MAX_ROWS = 10_000_000
 DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.core.cover)
 DEFAULT_COVER_LOSS_TIME_LIMIT = 2.0
 DEFAULT_TOL = 0.03  # --ranges --tol
+DEFAULT_OBJECTIVE = "geomean"  # --budget --objective
+# The choices of --combine and --objective, spelled here for click (which must not
+# import pandas); they are kprofile.core.repeats.AGGREGATES and
+# kprofile.core.portfolio.OBJECTIVES (tests/kprofile/test_options.py checks it).
+AGGREGATES = ("median", "min", "mean")
+OBJECTIVES = ("geomean", "worst")
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,7 @@ class Options:
     update: str | None = None
     dry_run: bool = False
     cover: float | None = None
-    cover_time_limit: float | None = DEFAULT_COVER_TIME_LIMIT
+    time_limit: float | None = DEFAULT_COVER_TIME_LIMIT  # --cover and --budget
     cover_loss_time_limit: float | None = DEFAULT_COVER_LOSS_TIME_LIMIT
     importance: bool = False
     plot: str | None = None
@@ -59,6 +65,11 @@ class Options:
     ranges: str | None = None
     tol: float | None = None  # None: DEFAULT_TOL (so a given --tol is always seen)
     range_end: int | float | None = None
+    score: str | None = None  # the table --score judges
+    fail_above: float | None = None
+    budget: int | None = None
+    objective: str | None = None  # None: DEFAULT_OBJECTIVE (a given one is seen)
+    combine: str | None = None  # None: no combining; else median, min or mean
 
 
 def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
@@ -172,6 +183,28 @@ class Seconds(click.ParamType):
                 f"got {value!r}"
             )
         return seconds
+
+
+class Ratio(click.ParamType):
+    """A ratio to the best: a finite number of 1.0 or more (1.05: 5% above)."""
+
+    name = "ratio"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            number = float(str(value).strip())
+        except ValueError:
+            number = math.nan
+        if not 1.0 <= number < math.inf:
+            raise usage_error(
+                f"{_option_name(param)}: expected a ratio of 1.0 or more (1.05: 5% "
+                f"above the best), got {value!r}"
+            )
+        return number
 
 
 class Positive(click.ParamType):

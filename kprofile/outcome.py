@@ -1,8 +1,9 @@
 """What one kprofile run produced, filled in by the mode that ran.
 
-The mode appends report sections, the entries ``-o`` writes and the one change
-``--update`` makes to a manifest; the sinks (``kprofile.sinks``) write them and
-``kprofile.cli`` prints the rest.
+The mode appends report sections, the entries ``-o`` writes, the one change
+``--update`` makes to a manifest and, for a gate such as ``--fail-above``, why the run
+failed; the sinks (``kprofile.sinks``) write them and ``kprofile.execute`` prints the
+rest and picks the exit code.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kprofile.core.metric import Metric
+from kprofile.core.runs import CombinedRuns
 from kprofile.errors import InvalidInput
 from kprofile.inputs.load import Results
 from kprofile.manifest.replace import RangeTable
@@ -57,9 +59,16 @@ class Outcome:
     written: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)  # for stderr
     progress: Progress = SILENT  # where long steps say how far they are
+    runs: CombinedRuns | None = None  # --combine: inputs is then one per shape
+    failed: str | None = None  # a gate that failed (--fail-above): exit 1
 
     def note(self, message: str) -> None:
         self.messages.append(message)
+
+    @property
+    def sources(self) -> list[Results]:
+        """The input files as loaded (``inputs`` is one per shape with --combine)."""
+        return list(self.runs.files) if self.runs is not None else self.inputs
 
 
 class NoUsableInput(Exception):

@@ -1,5 +1,5 @@
-"""One kprofile run: check the options, load, filter, run the mode, hand what it
-selected to the sinks.
+"""One kprofile run: check the options, load, filter, combine repeated runs
+(``--combine``), run the mode, hand what it selected to the sinks.
 
 The mode (``kprofile.modes``) fills an ``Outcome`` with sections, the entries ``-o``
 writes and the change ``--update`` makes; the sinks (``kprofile.sinks``) write them.
@@ -11,12 +11,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
+from typing import cast
 
 from kprofile.core.metric import Metric, default_metric, resolve_metric
 from kprofile.core.query import query_rows
+from kprofile.core.repeats import Aggregate
+from kprofile.core.runs import combine_runs
 from kprofile.errors import PROG, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.modes import Mode, check_options
+from kprofile.modes.noise import noise_sections
 from kprofile.options import DEFAULT_METRIC, Options
 from kprofile.outcome import NoUsableInput, Outcome
 from kprofile.progress import SILENT, Progress
@@ -53,7 +57,11 @@ def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
                 "or pass .pkl/.csv results"
             )
         outcome.metric = _metric(options, outcome)
+        if options.combine is not None:
+            _combine(options, outcome, outcome.metric)
     mode.load()(options, outcome, outcome.metric)
+    if outcome.runs is not None:
+        outcome.sections += noise_sections(outcome.runs)
     if options.output:
         write_output(options.output, outcome.entries, outcome)
     if options.update is not None:
@@ -80,6 +88,19 @@ def _metric(options: Options, outcome: Outcome) -> Metric:
             f"({metric.direction}); -m chooses another"
         )
     return metric
+
+
+def _combine(options: Options, outcome: Outcome, metric: Metric) -> None:
+    """``--combine``: the mode sees one input per shape, one row per config."""
+    how = cast(Aggregate, options.combine)
+    try:
+        runs = combine_runs(
+            outcome.inputs, pivots=options.pivots, metric=metric, how=how
+        )
+    except KprofileError as exc:
+        raise usage_error(f"--combine: {exc.message}") from None
+    outcome.runs = runs
+    outcome.inputs = list(runs.parts)
 
 
 def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[Results]:

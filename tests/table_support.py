@@ -1,14 +1,25 @@
-"""Helpers for the --score, --budget and --combine tests: tables as real manifests, and
-the dispatch rule written out by hand (a brute-force scan of the entries in order)."""
+"""Helpers for the --score, --budget and --combine tests: tables as real manifests, the
+dispatch rule written out by hand (a brute-force scan of the entries in order), the
+held-out pair decoded by hand, and a table's score computed apart."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import yaml
 
+from kprofile.core.score import NO_ENTRY, NO_RUN, NOT_MEASURED, SCORED
 from tuning_codegen.manifest import Manifest, parse_manifest
+
+HELDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "heldout"
+SHAPE = ["M", "N"]
+PARAMS = ["BM", "STAGES"]
+HELDOUT_SHAPE = ["M", "N", "K"]
+HELDOUT_PARAMS = ["BM", "BN", "STAGES", "SWAP_AB"]
 
 
 def table(entries: list[dict[str, Any]], header: str = "") -> Manifest:
@@ -61,3 +72,62 @@ def brute(
                 break
         out.append(taken)
     return out
+
+
+def reference(
+    df: pd.DataFrame,
+    entries: list[dict[str, Any]],
+    higher: bool,
+    shape: list[str] = SHAPE,
+    params: list[str] = PARAMS,
+    metric: str = "met",
+) -> dict[tuple[Any, ...], tuple[str, float]]:
+    """Per shape (tuple of ``shape`` values): its status and ratio (NaN unless
+    scored)."""
+    good = df[np.isfinite(df[metric]) & (df[metric] > 0)]
+    pick = max if higher else min
+    out = {}
+    for key in df[shape].drop_duplicates().itertuples(index=False):
+        at = dict(zip(shape, key))
+        here = good[(good[shape] == pd.Series(at)).all(axis=1)]
+        entry = brute(entries, [at], shape)[0]
+        if entry < 0:
+            out[tuple(key)] = (NO_ENTRY, math.nan)
+            continue
+        if here.empty:
+            out[tuple(key)] = (NO_RUN, math.nan)
+            continue
+        best = pick(here[metric])
+        wanted = entries[entry]
+        rows = here[
+            [
+                all(same(wanted.get(p), plain_value(row[p])) for p in params)
+                for _, row in here.iterrows()
+            ]
+        ]
+        if rows.empty:
+            out[tuple(key)] = (NOT_MEASURED, math.nan)
+            continue
+        value = pick(rows[metric])
+        out[tuple(key)] = (SCORED, best / value if higher else value / best)
+    return out
+
+
+def plain_value(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def raw_csv(path: Path) -> pd.DataFrame:
+    """A kbench CSV with its spec decoded by hand: M, N, K, BM, BN, STAGES as ints,
+    SWAP_AB as a boolean."""
+    raw = pd.read_csv(path)
+    tokens = [
+        dict(t.lstrip("$").split("=") for t in s.split("/")[1:]) for s in raw["spec"]
+    ]
+    params = pd.DataFrame(tokens)
+    for column in ("M", "N", "K", "BM", "BN", "STAGES"):
+        params[column] = params[column].astype(int)
+    params["SWAP_AB"] = params["SWAP_AB"] == "True"
+    return pd.concat([params, raw[["met (ms)"]]], axis=1)

@@ -2,8 +2,10 @@
 
 Composing a 50,000-entry manifest makes about a million objects, none of them garbage,
 and the collector would walk them again and again while they are made: over half the
-time of a ``--check``. Nothing built meanwhile holds cycles that must be freed before
-the pause ends; the collector resumes (if it ran before) when the block is left.
+time of a ``--check`` (and a third of kprofile's reading of a 20,000-entry manifest
+for ``--update``, a sixth of the update itself). Nothing built meanwhile holds cycles
+that must be freed before the pause ends; the collector resumes (if it ran before)
+when the block is left.
 """
 
 from __future__ import annotations

@@ -43,6 +43,16 @@ def row_label(results: Results, position: int) -> str:
     return str(value) if results.kind == "csv" else f"{what} {value}"
 
 
+def row_labels(results: Results) -> np.ndarray:
+    """What every row is called, with its file: ``run.pkl mesh_idx 129``,
+    ``out.csv:17``, ``run.pkl row 17`` (``row_label``, with the path first)."""
+    keys = results.frame[results.row_key].astype(str).to_numpy(dtype=object)
+    if results.kind == "csv":
+        return f"{results.path}:" + keys
+    what = "mesh_idx" if results.row_key == MESH_IDX else "row"
+    return f"{results.path} {what} " + keys
+
+
 def _is_constant(column: pd.Series) -> bool:
     return bool(column.nunique(dropna=False) <= 1)
 

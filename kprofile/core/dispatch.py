@@ -4,7 +4,8 @@ A table is a manifest's ``params`` in order, merge keys applied (what
 ``tuning_codegen.manifest.load_manifest`` reads). For each shape (a row of shape
 column values, e.g. ``M, N, K``) the rule is:
 
-- **Key columns** are the shape columns that at least one entry carries. A shape
+- **Key columns** are the shape columns that at least one entry carries (or the
+  end of a range over it, so an ``M_END`` without ``M`` is an error). A shape
   column no entry carries (a constant ``dtype`` the table never spells, say) is not
   matched on; ``Dispatch.unkeyed`` names it so a report can say so.
 - **Ranges.** On a key column ``C``, an entry that also carries ``C_END``
@@ -88,7 +89,11 @@ def dispatch(
 
     A range whose ends are not numbers is an error naming the entry's line."""
     entries = table.entries
-    keys = tuple(c for c in shape_cols if any(c in e.values for e in entries))
+    keys = tuple(
+        c
+        for c in shape_cols
+        if any(c in e.values or end_column(c) in e.values for e in entries)
+    )
     unkeyed = tuple(c for c in shape_cols if c not in keys)
     conditions = [_condition(table, c, shapes[c]) for c in keys]
     entry, covering = _first_match(conditions, len(shapes), len(entries))

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from kprofile.core.measure import Measured
+from kprofile.core.measure import Measured, check_matrix
 from kprofile.core.metric import Metric
 from kprofile.core.portfolio_search import Objective
 from kprofile.core.portfolio_solver import BudgetSolution, solve_budget
@@ -112,6 +112,7 @@ def cost_matrix(measured: Measured) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     table = measured.table
     shapes, row = np.unique(table["shape"].to_numpy(), return_inverse=True)
     configs, col = np.unique(table["config"].to_numpy(), return_inverse=True)
+    check_matrix(len(shapes) * len(configs), "--budget")
     costs = np.full((len(shapes), len(configs)), np.inf)
     costs[row, col] = np.log(table["ratio"].to_numpy(dtype=np.float64))
     return shapes, configs, costs

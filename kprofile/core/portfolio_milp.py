@@ -15,6 +15,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from kprofile.core.child import in_child
 from kprofile.core.cover_milp import NOT_RUN, Outcome, highs_options, outcome
 
 #: A sum within this of HiGHS's dual bound is proven (HiGHS's own absolute gap is
@@ -48,7 +49,8 @@ def min_total(
     count = sparse.csr_array(
         (np.ones(k), (np.zeros(k, dtype=np.int64), np.arange(k))), shape=(1, k + m)
     )
-    result = milp(
+    result = in_child(  # a child process: Ctrl-C stops HiGHS at once
+        milp,
         np.concatenate([np.zeros(k), costs[row, columns[col]]]),
         integrality=np.concatenate([np.ones(k), np.zeros(m)]).astype(np.int64),
         bounds=Bounds(0.0, 1.0),

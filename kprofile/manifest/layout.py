@@ -10,10 +10,8 @@ otherwise its values are used.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +29,7 @@ from kprofile.manifest.records import (
 )
 from kprofile.manifest.text_edit import content_end
 from tuning_codegen.errors import InputError, one_line
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.manifest import compose_yaml, construct_yaml, parse_manifest
 from tuning_codegen.values import entry_key
 from tuning_codegen.yamlload import c_may_differ
@@ -66,7 +65,7 @@ def read_layout(text: str, path: str) -> Layout:
     """The layout of the manifest ``text``, or the InputError ``parse_manifest``
     raises. The last one is kept: ``kprofile --update`` asks twice for the same text
     (for its default pivots, then for the update). Treat it as read-only."""
-    with collector_paused():
+    with paused_gc():
         found, params = _read(text, path, positions=True)
         merged, defaults, document = _values(found, params, text, path, defaults=True)
         items = tuple(
@@ -82,7 +81,7 @@ def read_entries(
     text: str, path: str
 ) -> tuple[Sequence[Mapping[str, Any]], Mapping[str, Any]]:
     """Only the values: each entry's merged values, and the whole document."""
-    with collector_paused():
+    with paused_gc():
         found, params = _read(text, path, positions=False)
         merged, _, document = _values(found, params, text, path, defaults=False)
     return merged, document
@@ -95,21 +94,6 @@ def shared_merge(items: Sequence[Item]) -> tuple[str | None, Mapping[str, Any]]:
     if len(texts) == 1 and None not in texts:
         return items[0].merge_text, items[0].defaults
     return None, {}
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Reading makes a few small objects per key, nearly all kept: the cyclic garbage
-    collector would walk them again and again while they are made (a third of the
-    reading time at 20,000 entries), and again while they are used (a sixth of an
-    update's)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read(text: str, path: str, *, positions: bool) -> tuple[Read, SeqRecord]:

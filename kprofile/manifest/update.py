@@ -35,7 +35,6 @@ from kprofile.manifest.edits import append_edit, entry_edits
 from kprofile.manifest.layout import (
     Item,
     Layout,
-    collector_paused,
     read_layout,
     shared_merge,
 )
@@ -43,6 +42,7 @@ from kprofile.manifest.scalar import Value, normalize, render_scalar
 from kprofile.manifest.text_edit import Edit, apply_edits
 from kprofile.manifest.verify import check_update
 from tuning_codegen.errors import InputError
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.values import same_value, value_key
 
 Status = Literal["added", "changed", "unchanged"]
@@ -80,7 +80,7 @@ def update_manifest(
     """Put each selection (one chosen config per shape) into the manifest ``text``."""
     pivots = tuple(pivots)
     wanted = _check_selections(selections, pivots, path)
-    with collector_paused():
+    with paused_gc():
         layout = read_layout(text, path)
         index = _index(layout.items, pivots)
         changes: list[ShapeChange] = []

@@ -1,12 +1,12 @@
 """kprofile's modes and views, declared once.
 
 Each mode names its flag, its handler (``module:function``, imported only when the mode
-runs) and what it admits: the per-file views, ``-o``, ``--update``, ``-p`` and its own
-options. Each per-file view names its flag, its ``Options`` field, its section builder
-and what it selects. ``check_options`` derives every "cannot be combined" rule from
-these tables, ``kprofile.run`` dispatches through ``MODES`` and the default mode through
-``VIEWS``: a new mode is one row and one handler module, a new view one row and one
-function.
+runs) and what it admits: the per-file views, ``-o``, ``--update``, ``-p``,
+``--combine`` and its own options. Each per-file view names its flag, its ``Options``
+field, its section builder and what it selects. ``check_options`` derives every
+"cannot be combined" rule from these tables, ``kprofile.run`` dispatches through
+``MODES`` and the default mode through ``VIEWS``: a new mode is one row and one handler
+module, a new view one row and one function.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class Mode:
     output: bool = False  # -o writes the entries it selects
     update: bool = False  # --update takes the configs it selects
     pivots: bool = True  # admits -p
+    combines: bool = True  # admits --combine (needs a metric; files stay apart)
     options: tuple[str, ...] = ()  # its own flags (see OWN_OPTIONS)
 
     @property
@@ -80,13 +81,21 @@ MODES: tuple[Mode, ...] = (
         output=True,
         update=True,
     ),
-    Mode("diff", "--diff", "diff", "kprofile.modes.diff:run", options=("--out-dir",)),
+    Mode(
+        "diff",
+        "--diff",
+        "diff",
+        "kprofile.modes.diff:run",
+        combines=False,  # compares files: combined, they would be one
+        options=("--out-dir",),
+    ),
     Mode(
         "merge",
         "--merge",
         "merge",
         "kprofile.modes.merge:run",
         metric=False,
+        combines=False,
         output=True,
         options=("--sort-pivots",),
     ),
@@ -104,7 +113,7 @@ MODES: tuple[Mode, ...] = (
         "cover",
         "kprofile.modes.cover:run",
         output=True,
-        options=("--cover-time-limit", "--cover-loss-time-limit"),
+        options=("--time-limit", "--cover-loss-time-limit"),
     ),
     Mode(
         "importance",
@@ -122,6 +131,21 @@ MODES: tuple[Mode, ...] = (
         update=True,
         options=("--tol", "--range-end"),
     ),
+    Mode(
+        "score",
+        "--score",
+        "score",
+        "kprofile.modes.score:run",
+        options=("--fail-above",),
+    ),
+    Mode(
+        "budget",
+        "--budget",
+        "budget",
+        "kprofile.modes.budget:run",
+        output=True,
+        options=("--objective", "--time-limit"),
+    ),
 )
 
 # Flags that only some modes admit, and the Options field each sets.
@@ -129,11 +153,13 @@ OWN_OPTIONS = {
     "--sort-pivots": "sort_pivots",
     "--out-dir": "out_dir",
     "--include-shapes": "include_shapes",
-    "--cover-time-limit": "cover_time_limit",
+    "--time-limit": "time_limit",  # also spelled --cover-time-limit
     "--cover-loss-time-limit": "cover_loss_time_limit",
     "--plot": "plot",
     "--tol": "tol",
     "--range-end": "range_end",
+    "--fail-above": "fail_above",
+    "--objective": "objective",
 }
 VIEWS: tuple[View, ...] = (
     View("--ratio", "ratio", "kprofile.modes.views:ratio_view"),
@@ -185,6 +211,8 @@ def check_options(options: Options) -> Mode:
             f"{mode.label}"
         )
     _check_own_options(options, mode)
+    if options.combine is not None and not (mode.metric and mode.combines):
+        raise usage_error(f"--combine does not apply to {mode.label}")
     if options.pivots and not mode.pivots:
         raise usage_error(f"-p/--pivots does not apply to {mode.label}")
     _check_sinks(options, mode, [v for v in views if v.selects])
@@ -198,9 +226,8 @@ def _check_own_options(options: Options, mode: Mode) -> None:
         if not _given(options, attribute) or flag in mode.options:
             continue
         owners = [m.label for m in MODES if flag in m.options]
-        if len(owners) == 1:
-            raise usage_error(f"{flag} only applies to {owners[0]}")
-        raise usage_error(f"{flag} does not apply to {mode.label}")
+        either = ", ".join(owners[:-1]) + " or " if len(owners) > 1 else ""
+        raise usage_error(f"{flag} only applies to {either}{owners[-1]}")
 
 
 def _check_sinks(options: Options, mode: Mode, selecting: list[View]) -> None:

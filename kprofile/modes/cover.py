@@ -108,7 +108,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
             param_cols=combined.param_cols,
             metric=metric,
             tol=options.cover,
-            time_limit=options.cover_time_limit,
+            time_limit=options.time_limit,
             loss_time_limit=options.cover_loss_time_limit,
             progress=outcome.progress,
         )

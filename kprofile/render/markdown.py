@@ -20,7 +20,9 @@ def render_markdown(sections: Sequence[Section]) -> str:
             lines.append(f"- **{_md(one_line(key))}**: {_md(cell(value))}")
         if section.facts:
             lines.append("")
-        if section.table is not None:
+        if section.table is not None and section.table.empty:
+            lines += ["_(no entries)_", ""]
+        elif section.table is not None:
             header, rows, numeric = table_cells(section.table)
             marks = set(section.highlight)
             lines.append("| " + " | ".join(_md(h) for h in header) + " |")

@@ -18,8 +18,8 @@ def write_output(output: str, entries: Sequence[Entry], outcome: Outcome) -> Non
             output,
             "-o: no entries selected (no parameter columns, or no successful run)",
         )
-    first = outcome.inputs[0]
-    sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.inputs]
+    first = outcome.sources[0]
+    sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.sources]
     path = manifest_path(output)
     try:
         text = manifest_text(entries, name=first.name, file=first.file, sources=sources)

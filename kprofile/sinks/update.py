@@ -144,14 +144,7 @@ def update_section(
             "changes": [change_details(c) for c in result.changes],
         }
     )
-    notes = (
-        (
-            f"not matched by {', '.join(unused)}: constant in the results, but in no "
-            "entry of the manifest (-p names the shape columns)",
-        )
-        if unused
-        else ()
-    )
+    notes = _unused_note(unused, "shape")
     return Section("update", f"update: {path}", path, facts, table, notes=notes)
 
 
@@ -181,15 +174,18 @@ def replace_section(
             "entries": [_indices(c.entries) for c in result.changes],
         }
     )
-    notes = (
-        (
-            f"not matched by {', '.join(unused)}: constant in the results, but in no "
-            "entry of the manifest (-p names the group columns)",
-        )
-        if unused
-        else ()
-    )
+    notes = _unused_note(unused, "group")
     return Section("update", f"update: {path}", path, facts, rows, notes=notes)
+
+
+def _unused_note(unused: Sequence[str], what: str) -> tuple[str, ...]:
+    """Why the pivots that no manifest entry uses were not matched on."""
+    if not unused:
+        return ()
+    return (
+        f"not matched by {', '.join(unused)}: constant in the results, but in no "
+        f"entry of the manifest (-p names the {what} columns)",
+    )
 
 
 def diff_section(path: str, diff: str) -> Section:

@@ -461,7 +461,11 @@ def test_group_by_pivots_in_one_file(
         ),
         (
             ["--cover-time-limit", "5", "a.pkl"],
-            "kprofile: error: --cover-time-limit only applies to --cover",
+            "kprofile: error: --time-limit only applies to --cover or --budget",
+        ),
+        (
+            ["--out-dir", "x", "--cover", "0.1", "a.pkl"],
+            "kprofile: error: --out-dir only applies to --diff or --correlation",
         ),
         (
             ["--sort-pivots", "M", "a.pkl"],

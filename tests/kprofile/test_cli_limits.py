@@ -286,15 +286,16 @@ def test_shapes_and_groups_are_bounded(capsys: pytest.CaptureFixture[str]) -> No
     )
 
 
-def test_cover_and_ranges_matrices_are_bounded(
+def test_cover_ranges_and_budget_matrices_are_bounded(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("kprofile.core.measure.MAX_MATRIX_CELLS", 4)
     files = sorted(str(p) for p in (RESULTS / "run1").glob("*.pkl"))
-    code, _, err = run(capsys, *files, "--cover", "0.1")
-    assert code == 2
-    assert err.startswith("kprofile: error: --cover: ")
-    assert err.endswith(" (shape, config) ratios to hold, over the limit of 4\n")
+    for mode in (["--cover", "0.1"], ["--budget", "2"]):
+        code, _, err = run(capsys, *files, *mode)
+        assert code == 2
+        assert err.startswith(f"kprofile: error: {mode[0]}: ")
+        assert err.endswith(" (shape, config) ratios to hold, over the limit of 4\n")
     sweep = sorted(str(p) for p in (FIXTURES / "sweep").glob("*.pkl"))
     code, _, err = run(capsys, *sweep, "--ranges", "M")
     assert code == 2

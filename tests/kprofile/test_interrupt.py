@@ -1,5 +1,5 @@
-"""Ctrl-C stops kprofile at once, the HiGHS solve of --cover included: exit 130,
-nothing written, the solver's process gone."""
+"""Ctrl-C stops kprofile at once, the HiGHS solves of --cover and --budget included:
+exit 130, nothing written, the solver's process gone."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from support import BIN
 
 
@@ -52,11 +53,13 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def test_ctrl_c_during_the_cover_solve_exits_130_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", [["--cover", "0.05"], ["--budget", "8"]])
+def test_ctrl_c_during_the_solve_exits_130_at_once(
+    tmp_path: Path, mode: list[str]
+) -> None:
     hard_cover(tmp_path / "hard.pkl")
     (tmp_path / "out").mkdir()
-    command = [str(BIN / "kprofile"), "hard.pkl", "-p", "S", "--cover", "0.05", "-o",
-               "out/table"]  # fmt: skip
+    command = [str(BIN / "kprofile"), "hard.pkl", "-p", "S", *mode, "-o", "out/table"]
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:

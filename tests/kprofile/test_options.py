@@ -10,8 +10,9 @@ import pytest
 from support import RESULTS
 
 from kprofile.cli import main
+from kprofile.core import portfolio, repeats
 from kprofile.errors import KprofileError
-from kprofile.options import parse_columns, parse_fraction
+from kprofile.options import AGGREGATES, OBJECTIVES, parse_columns, parse_fraction
 
 
 @pytest.mark.parametrize(
@@ -182,3 +183,8 @@ def test_a_percentage_of_100_or_more_is_a_tolerance(
     code = main([str(RESULTS / "run1" / "M8_N7168_K2048.pkl"), "--within", "150%"])
     out = capsys.readouterr().out
     assert code == 0 and "within 1.5 of the best (ratio <= 2.5)" in out
+
+
+def test_the_choices_click_offers_are_the_cores() -> None:
+    assert AGGREGATES == repeats.AGGREGATES
+    assert OBJECTIVES == portfolio.OBJECTIVES

@@ -40,3 +40,13 @@ def test_a_pipe_gets_no_progress(tmp_path: Path) -> None:
     )
     assert done.returncode == 0 and done.stderr == ""
     assert "importance: which parameters matter" in done.stdout
+
+
+def test_the_solvers_say_what_they_search(tmp_path: Path) -> None:
+    """--cover and --budget name their search (and its time limit) while it runs."""
+    for mode, step in (
+        (["--cover", "0.05"], "cover: searching the smallest table (limit 120 s)"),
+        (["--budget", "2"], "budget: searching the best 2 (limit 120 s)"),
+    ):
+        code, out = in_terminal(["kprofile", *FILES, *mode], cwd=tmp_path)
+        assert code == 0 and step in out, out

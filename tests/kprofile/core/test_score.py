@@ -19,7 +19,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import FIXTURES, examples, run
-from table_support import brute, same, table
+from table_support import HELDOUT, brute, raw_csv, reference, table
 
 from kprofile.core.combine import combine
 from kprofile.core.measure import measure
@@ -37,51 +37,6 @@ from tuning_codegen.manifest import load_manifest
 
 SHAPE = ["M", "N"]
 PARAMS = ["BM", "STAGES"]
-
-
-def reference(
-    df: pd.DataFrame,
-    entries: list[dict[str, Any]],
-    higher: bool,
-    shape: list[str] = SHAPE,
-    params: list[str] = PARAMS,
-    metric: str = "met",
-) -> dict[tuple[Any, ...], tuple[str, float]]:
-    """Per shape (tuple of ``shape`` values): its status and ratio (NaN unless
-    scored)."""
-    good = df[np.isfinite(df[metric]) & (df[metric] > 0)]
-    pick = max if higher else min
-    out = {}
-    for key in df[shape].drop_duplicates().itertuples(index=False):
-        at = dict(zip(shape, key))
-        here = good[(good[shape] == pd.Series(at)).all(axis=1)]
-        entry = brute(entries, [at], shape)[0]
-        if entry < 0:
-            out[tuple(key)] = (NO_ENTRY, math.nan)
-            continue
-        if here.empty:
-            out[tuple(key)] = (NO_RUN, math.nan)
-            continue
-        best = pick(here[metric])
-        wanted = entries[entry]
-        rows = here[
-            [
-                all(same(wanted.get(p), plain_value(row[p])) for p in params)
-                for _, row in here.iterrows()
-            ]
-        ]
-        if rows.empty:
-            out[tuple(key)] = (NOT_MEASURED, math.nan)
-            continue
-        value = pick(rows[metric])
-        out[tuple(key)] = (SCORED, best / value if higher else value / best)
-    return out
-
-
-def plain_value(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        v = v.item()
-    return None if isinstance(v, float) and math.isnan(v) else v
 
 
 @st.composite
@@ -253,22 +208,6 @@ def test_a_ranges_table_scores_within_its_tolerance_on_its_own_sweep(
 
 
 # ------------------------------------------------- the held-out pair of fixtures/heldout
-
-HELDOUT = FIXTURES / "heldout"
-
-
-def raw_csv(path: Path) -> pd.DataFrame:
-    """A kbench CSV with its spec decoded by hand: M, N, K, BM, BN, STAGES as ints,
-    SWAP_AB as a boolean."""
-    raw = pd.read_csv(path)
-    tokens = [
-        dict(t.lstrip("$").split("=") for t in s.split("/")[1:]) for s in raw["spec"]
-    ]
-    params = pd.DataFrame(tokens)
-    for column in ("M", "N", "K", "BM", "BN", "STAGES"):
-        params[column] = params[column].astype(int)
-    params["SWAP_AB"] = params["SWAP_AB"] == "True"
-    return pd.concat([params, raw[["met (ms)"]]], axis=1)
 
 
 @pytest.mark.parametrize("view", [["-p", "M,N,K"], ["--ranges", "M"]])

@@ -1,0 +1,104 @@
+"""Repeated runs as one set of measurements: what ``--combine`` hands the modes.
+
+``combine_runs`` joins every input (``kprofile.core.combine.combine``: the shape
+columns are ``-p``, or the defaults every mode uses), makes the rows that share a shape
+and a config, from one file or several, one row with the median, min or mean of their
+successful runs (``kprofile.core.repeats.combine_repeats``), and splits the result by
+shape: each shape becomes one input of its own, so the per-file views show one summary
+per shape and every mode sees one measurement per (shape, config). A combined row is
+named by its first run (``FIRST_RUN``: ``run_a.pkl mesh_idx 11``, ``run_a.csv:17``),
+its row key. The run-to-run spread of the measurements and the shapes whose best is
+within it of other configs are ``noise`` (``kprofile.core.repeats.noise``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kprofile.core.columns import frame_shape_label, row_labels, split_by
+from kprofile.core.combine import combine
+from kprofile.core.measure import Measured, check_columns, measure
+from kprofile.core.metric import Metric
+from kprofile.core.repeats import Aggregate, Noise, Repeats, combine_repeats, noise
+from kprofile.inputs.load import Results
+
+#: The row key of a combined row: the file and row of its first run.
+FIRST_RUN = "first run"
+
+
+@dataclass(frozen=True, eq=False)
+class CombinedRuns:
+    """``files``: the inputs as loaded; ``parts``: one input per shape (in order of
+    first appearance), its rows one per config; ``repeats``: the combined rows and
+    their run counts and spreads; ``measured`` and ``noise``: their ratios and noise.
+    ``label``: ``median of 2 files``."""
+
+    files: tuple[Results, ...]
+    parts: tuple[Results, ...]
+    repeats: Repeats
+    measured: Measured
+    noise: Noise
+    shape_cols: tuple[str, ...]
+    param_cols: tuple[str, ...]
+    label: str
+
+
+def combine_runs(
+    inputs: Sequence[Results],
+    *,
+    pivots: Sequence[str],
+    metric: Metric,
+    how: Aggregate,
+) -> CombinedRuns:
+    """Every input as one measurement per (shape, config), split by shape."""
+    joined = combine(inputs, pivots)
+    shape_cols, param_cols = list(joined.shape_cols), list(joined.param_cols)
+    check_columns(
+        joined.frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric.column
+    )
+    frame = joined.frame.assign(
+        **{FIRST_RUN: np.concatenate([row_labels(r) for r in inputs])}
+    )
+    repeats = combine_repeats(
+        frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric, how=how
+    )
+    measured = measure(
+        repeats.frame, shape_cols=shape_cols, param_cols=param_cols, metric=metric
+    )
+    files = len(inputs)
+    label = f"{how} of {files} file{'s' * (files != 1)}"
+    first = inputs[0]
+    whole = Results(
+        path=label,
+        kind="combined",
+        frame=repeats.frame,
+        params=tuple(dict.fromkeys(p for r in inputs for p in r.params)),
+        name=first.name,
+        file=first.file,
+        row_key=FIRST_RUN,
+    )
+    return CombinedRuns(
+        files=tuple(inputs),
+        parts=tuple(
+            _named(p, shape_cols, bool(pivots)) for p in split_by(whole, shape_cols)
+        ),
+        repeats=repeats,
+        measured=measured,
+        noise=noise(measured, repeats),
+        shape_cols=joined.shape_cols,
+        param_cols=joined.param_cols,
+        label=label,
+    )
+
+
+def _named(part: Results, shape_cols: Sequence[str], grouped: bool) -> Results:
+    """A shape's part, called ``M=16/N=4096 (median of 2 files)``; with ``-p`` the
+    per-file views add the shape to the title themselves."""
+    if grouped or not shape_cols:
+        return part
+    shape = frame_shape_label(part.frame, shape_cols)
+    return dataclasses.replace(part, path=f"{shape} ({part.path})")

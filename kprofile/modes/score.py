@@ -1,0 +1,247 @@
+"""``--score TABLE``: the handler, its gate (``--fail-above``), and the score sections
+``--budget`` prints too: ``score`` (geomean, median, worst ratio, the shares within
+2/5/10% and the shapes counted apart), ``score-worst`` (the worst shapes),
+``score-unscored`` (shapes without a ratio: no entry, not measured, no successful run)
+and with ``-v`` ``score-shapes`` (every shape). The analysis is
+``kprofile.core.score`` with the dispatch rule of ``kprofile.core.dispatch``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kprofile.core.columns import end_column
+from kprofile.core.combine import combine
+from kprofile.core.measure import Measured, measure
+from kprofile.core.metric import Metric
+from kprofile.core.score import (
+    BEST,
+    CONFIG,
+    ENTRY,
+    NO_ENTRY,
+    NO_RUN,
+    NOT_MEASURED,
+    RATIO,
+    SCORED,
+    STATUS,
+    VALUE,
+    Score,
+    TableScore,
+    score_table,
+)
+from kprofile.errors import KprofileError, usage_error
+from kprofile.options import Options
+from kprofile.outcome import Outcome
+from kprofile.render.section import Section
+from tuning_codegen.manifest import Manifest, load_manifest
+
+NO_SHAPES = "- (no shape columns: all rows are one shape; give -p)"
+
+
+def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+    """``--score TABLE``: the table's ratios to each shape's best on the results."""
+    assert metric is not None and options.score is not None  # the mode table
+    table = load_manifest(options.score)
+    measured = measured_results(outcome, options.pivots, metric, "--score")
+    scored = score_table(table, measured, metric)
+    head = (
+        ("table", f"{table.path} ({_count(len(table.entries), 'entry', 'entries')})"),
+        ("results", _paths([r.path for r in outcome.sources])),
+    )
+    tail = dispatch_facts(scored)
+    if options.fail_above is not None:
+        verdict, outcome.failed = gate(scored.score, options.fail_above)
+        tail += (("fail above", verdict),)
+    outcome.sections += score_sections(
+        scored.score,
+        title=f"score: {table.path} (each shape's ratio to its best)",
+        chosen=entry_columns(table, measured, scored.score),
+        metric=metric,
+        head=head,
+        tail=tail,
+        verbose=options.verbose,
+    )
+    if not scored.dispatch.keys:
+        outcome.note(
+            f"{table.path}: warning: no entry has a shape column "
+            f"({', '.join(measured.shapes.columns) or 'none'}); the first entry "
+            "serves every shape"
+        )
+
+
+def measured_results(
+    outcome: Outcome, pivots: Sequence[str], metric: Metric, flag: str
+) -> Measured:
+    """Every input as one table, reduced to one ratio per (shape, config)."""
+    combined = combine(outcome.inputs, pivots)
+    try:
+        return measure(
+            combined.frame,
+            shape_cols=combined.shape_cols,
+            param_cols=combined.param_cols,
+            metric=metric,
+        )
+    except KprofileError as exc:
+        raise usage_error(f"{flag}: {exc.message}") from None
+
+
+def gate(score: Score, limit: float) -> tuple[str, str | None]:
+    """``--fail-above``: the fact it shows, and why the run fails (None: it passes)."""
+    if not score.scored:
+        return f"{limit:g}: fail (no shape scored)", (
+            f"fail: no shape was scored, so --fail-above {limit:g} cannot pass"
+        )
+    if score.geomean > limit:
+        return f"{limit:g}: fail (the geomean ratio is above it)", (
+            f"fail: the geomean ratio {score.geomean:.6g} is above --fail-above "
+            f"{limit:g}"
+        )
+    return f"{limit:g}: pass", None
+
+
+def dispatch_facts(scored: TableScore) -> tuple[tuple[str, Any], ...]:
+    """How the table's entries were matched to the shapes."""
+    found = scored.dispatch
+    keys = [
+        f"{c} (ranges [{c}, {end_column(c)}))" if c in found.ranged else c
+        for c in found.keys
+    ]
+    return (
+        ("matched on", ", ".join(keys) or "- (no entry has a shape column)"),
+        ("not matched on", ", ".join(found.unkeyed) or "-"),
+        ("overlapping (first wins)", scored.overlapping),
+        ("ignored keys", ", ".join(scored.ignored) or "-"),
+    )  # fmt: skip
+
+
+def entry_columns(table: Manifest, measured: Measured, score: Score) -> pd.DataFrame:
+    """Per shape: the entry it dispatches to and that entry's parameter values."""
+    params = [str(c) for c in measured.configs.columns]
+    rows = [{c: e.values.get(c) for c in params} for e in table.entries]
+    values = pd.DataFrame(rows, columns=params, index=range(len(rows)))
+    entry = score.shapes[ENTRY].to_numpy(dtype=np.int64)
+    return choices(values, ENTRY, entry, entry, score)
+
+
+def choices(
+    values: pd.DataFrame,
+    name: str,
+    ids: np.ndarray,
+    labels: Sequence[int] | np.ndarray,
+    score: Score,
+) -> pd.DataFrame:
+    """Per shape of ``score``: ``name`` (its ``labels``, -1 for none), then the row of
+    ``values`` its id names (missing for an id ``values`` lacks, such as -1). Integer
+    and boolean columns become pandas' nullable types, so 64 stays 64 where a row is
+    missing."""
+    nullable = {
+        c: "Int64" if pd.api.types.is_integer_dtype(t) else "boolean"
+        for c, t in values.dtypes.items()
+        if pd.api.types.is_integer_dtype(t) or pd.api.types.is_bool_dtype(t)
+    }
+    chosen = values.astype(nullable).reindex(ids).reset_index(drop=True)
+    chosen.insert(0, name, np.asarray(labels, dtype=np.int64))
+    chosen.index = score.shapes.index
+    return chosen
+
+
+def score_sections(
+    score: Score,
+    *,
+    title: str,
+    chosen: pd.DataFrame,
+    metric: Metric,
+    head: tuple[tuple[str, Any], ...] = (),
+    tail: tuple[tuple[str, Any], ...] = (),
+    verbose: bool = False,
+    notes: tuple[str, ...] = (),
+) -> list[Section]:
+    """``score``, ``score-worst``, ``score-unscored`` (and ``score-shapes`` with
+    ``verbose``). ``chosen``: per shape (``score.shapes``' index), the columns that
+    say what it was given (an entry and its parameters, or a config). ``head`` and
+    ``tail``: the mode's own facts, before and after the summary."""
+    shape_cols = [c for c in score.shapes.columns if c not in _SCORE_COLUMNS]
+    rows = pd.concat([score.shapes[shape_cols], chosen], axis=1)
+    rows[metric.column] = score.shapes[VALUE]
+    rows[BEST] = score.shapes[BEST]
+    rows[RATIO] = score.shapes[RATIO]
+    status = score.shapes[STATUS]
+    facts = head + score_facts(score, shape_cols, metric) + tail
+    prefix = title.partition(":")[0]
+    unscored = pd.concat([score.shapes[[STATUS]], rows], axis=1)[status != SCORED]
+    out = [
+        Section("score", title, None, facts, notes=notes),
+        Section(
+            "score-worst",
+            f"{prefix}: the {_count(len(score.worst), 'worst shape', 'worst shapes')}"
+            ", highest ratio first",
+            None,
+            (),
+            rows.loc[score.worst.index].reset_index(drop=True),
+        ),
+        Section(
+            "score-unscored",
+            f"{prefix}: shapes without a ratio (counted apart, never as 1.0)",
+            None,
+            (),
+            unscored[[STATUS, *shape_cols, *chosen.columns]].reset_index(drop=True),
+        ),
+    ]
+    if verbose:
+        every = pd.concat([rows, score.shapes[[STATUS]]], axis=1)
+        out.append(
+            Section(
+                "score-shapes",
+                f"{prefix}: every shape",
+                None,
+                (),
+                every.reset_index(drop=True),
+            )
+        )
+    return out
+
+
+_SCORE_COLUMNS = {STATUS, ENTRY, CONFIG, VALUE, BEST, RATIO}
+
+
+def score_facts(
+    score: Score, shape_cols: Sequence[str], metric: Metric
+) -> tuple[tuple[str, Any], ...]:
+    """The summary over the scored shapes, and the shapes counted apart."""
+    total = len(score.shapes)
+    bands = tuple(
+        (f"within {b.tol:.0%}", _share(b.count, score.scored)) for b in score.bands
+    )
+    counted: list[tuple[str, Any]] = []
+    if ENTRY in score.shapes.columns:
+        counted.append((NO_ENTRY, score.no_entry))
+    counted += [(NOT_MEASURED, score.not_measured), (NO_RUN, score.no_run)]
+    return (
+        ("shapes", total),
+        ("scored", score.scored),
+        ("geomean ratio", score.geomean),
+        ("median ratio", score.median),
+        ("worst ratio", score.worst_ratio),
+        *bands,
+        *counted,
+        ("shapes by", ", ".join(shape_cols) or NO_SHAPES),
+        ("metric", f"{metric.column} ({metric.direction})"),
+    )
+
+
+def _paths(paths: Sequence[str], shown: int = 3) -> str:
+    more = len(paths) - shown
+    return ", ".join(paths[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def _share(count: int, total: int) -> str:
+    if not total:
+        return f"{count} of {total}"
+    return f"{count} of {total} ({count / total:.1%})"
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
