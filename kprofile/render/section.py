@@ -34,6 +34,11 @@ class Table:
     def __len__(self) -> int:
         return len(self.columns[0]) if self.columns else 0
 
+    @property
+    def empty(self) -> bool:
+        """No rows or no columns, as ``DataFrame.empty``."""
+        return not self.columns or len(self) == 0
+
     @classmethod
     def of(cls, table: pd.DataFrame | Table) -> Table:
         """``table`` as a ``Table`` (a ``Table`` as it is)."""
