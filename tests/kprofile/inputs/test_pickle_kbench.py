@@ -2,7 +2,7 @@
 
 ``fixtures/kbench/<environment>/`` holds result pickles written by
 ``fixtures/make_kbench_matrix.py`` with kbench's recipe in each environment of a matrix
-(pandas 1.5-3.1, numpy 1.24-2.4, Python 3.11-3.13, pyarrow on and off), compressed
+(pandas 1.5-3.1, numpy 1.23-2.5, Python 3.11-3.13, pyarrow on and off), compressed
 forms included; ``fixtures/realkbench/`` two runs of the real kbench. Beside each file,
 ``<file>.json`` is what pandas computed there; here the same figures come from what
 kprofile's loader builds, with whatever pandas is installed and without pyarrow.
