@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Exit codes, decided here and nowhere else.
 EXIT_OK = 0
@@ -68,8 +68,7 @@ def quote_path(path: str) -> str:
     return '"' + "".join(quoted) + '"'
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     path: str
     line: int | None = None
 
@@ -94,8 +93,7 @@ class InputError(Exception):
         return one_line(f"{self.location}: error: {self.message}")
 
 
-@dataclass(frozen=True)
-class InputWarning:
+class InputWarning(NamedTuple):
     """Something in the input that is likely a mistake but not an error: printed as
     one line, ``path[:line]: warning: message``; the exit code does not change."""
 

@@ -3,11 +3,10 @@ the default indent of generated lines."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Language:
+class Language(NamedTuple):
     name: str
     comment: str
     true: str

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -37,17 +37,15 @@ _MAP_TAG = _TAGS + "map"
 _SEQ_TAG = _TAGS + "seq"
 
 
-@dataclass(frozen=True)
-class Entry:
-    index: int
+class Entry(NamedTuple):
+    position: int  # in params
     line: int
     values: Mapping[str, Any]
-    own: Mapping[str, int] = field(default_factory=dict)
+    own: Mapping[str, int] = MappingProxyType({})
     """The keys the entry writes itself (not through a merge key), with their lines."""
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     path: str
     entries: tuple[Entry, ...]
     document: Mapping[str, Any]
@@ -261,8 +259,8 @@ def _check_unique(entries: tuple[Entry, ...], path: str) -> None:
         if key in first:
             raise InputError(
                 path,
-                f"params[{entry.index}] is identical to params[{first[key]}] "
+                f"params[{entry.position}] is identical to params[{first[key]}] "
                 "after merging",
                 line=entry.line,
             )
-        first[key] = entry.index
+        first[key] = entry.position

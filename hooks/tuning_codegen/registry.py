@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import yaml
@@ -59,12 +59,11 @@ OPTIONAL_KEYS = ("snippet_variants", "source_label", "indent", "language")
 KNOWN_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 
-@dataclass(frozen=True)
-class Registry:
+class Registry(NamedTuple):
     path: str
     root: str
     tables: tuple[Table, ...]
-    real: Mapping[str, str] = field(default_factory=dict)  # each path -> resolved
+    real: Mapping[str, str] = MappingProxyType({})  # each path -> resolved
 
     def real_path(self, path: str) -> str:
         return self.real.get(path) or os.path.realpath(path)

@@ -171,7 +171,7 @@ def select_snippet(
     if not isinstance(name, str):
         raise InputError(
             manifest_path,
-            f"params[{entry.index}]: {TEMPLATE_KEY} must be a string naming a "
+            f"params[{entry.position}]: {TEMPLATE_KEY} must be a string naming a "
             f"snippet variant, got {name!r}",
             line=entry.line,
         )
@@ -179,7 +179,7 @@ def select_snippet(
         known = ", ".join(sorted(k for k in snippets if k is not None)) or "none given"
         raise InputError(
             manifest_path,
-            f"params[{entry.index}]: unknown snippet variant '{name}' in "
+            f"params[{entry.position}]: unknown snippet variant '{name}' in "
             f"{TEMPLATE_KEY} (variants: {known})",
             line=entry.line,
         )
@@ -206,7 +206,7 @@ def render_entry(
         raise _entry_error(entry, manifest_path, "; ".join(problems))
     text = (
         f"{indent}{language.comment} Automatically generated from [{source_label}]\n"
-        f"{indent}{language.comment} index: [{entry.index}]\n"
+        f"{indent}{language.comment} index: [{entry.position}]\n"
         f"{indent_lines(body.rstrip(), indent)},"
     )
     for marker, what in forbidden.items():
@@ -219,7 +219,7 @@ def render_entry(
 
 def _entry_error(entry: Entry, manifest_path: str, message: str) -> InputError:
     return InputError(
-        manifest_path, f"params[{entry.index}]: {message}", line=entry.line
+        manifest_path, f"params[{entry.position}]: {message}", line=entry.line
     )
 
 

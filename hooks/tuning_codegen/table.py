@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from tuning_codegen.errors import CONTROLS, LINE_BREAKS
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     name: str
     manifest: str
     snippet: str
@@ -19,7 +19,7 @@ class Table:
     begin_marker: str
     end_marker: str
     source_label: str
-    snippet_variants: Mapping[str, str] = field(default_factory=dict)
+    snippet_variants: Mapping[str, str] = MappingProxyType({})
     indent: str = DEFAULT_INDENT
     language: Language = DEFAULT_LANGUAGE
 

@@ -138,10 +138,11 @@ def _number(value: Any) -> float:
 
 def _range(path: str, entry: Entry, column: str, end: str) -> tuple[float, float]:
     """An entry's ``[column, end)`` as numbers, or an error at the entry's line."""
+    where = f"params[{entry.position}]"
     if column not in entry.values:
         raise KprofileError(
             path,
-            f"params[{entry.index}] has {end} but no {column}: a range needs both ends",
+            f"{where} has {end} but no {column}: a range needs both ends",
             line=entry.line,
         )
     low, high = _number(entry.values[column]), _number(entry.values[end])
@@ -151,7 +152,7 @@ def _range(path: str, entry: Entry, column: str, end: str) -> tuple[float, float
         )
         raise KprofileError(
             path,
-            f"params[{entry.index}]: the range [{column}, {end}) must have numbers at "
+            f"{where}: the range [{column}, {end}) must have numbers at "
             f"both ends, got [{written})",
             line=entry.line,
         )

@@ -53,7 +53,7 @@ def test_list_of_mappings_anchor_merges() -> None:
 
 def test_order_index_and_line_are_kept() -> None:
     manifest = parse_manifest("params:\n- {M: 3}\n- {M: 1}\n\n- {M: 2}\n", "m.yaml")
-    assert [(e.index, e.line, e.values["M"]) for e in manifest.entries] == [
+    assert [(e.position, e.line, e.values["M"]) for e in manifest.entries] == [
         (0, 2, 3),
         (1, 3, 1),
         (2, 5, 2),
