@@ -43,13 +43,14 @@ def main() -> None:
     args = parser.parse_args()
     cases = {
         "python -c 'import yaml'": [sys.executable, "-c", "import yaml"],
-        "old: tuning-codegen docs/other.txt": hook(args.old, "docs/other.txt"),
         "old: tuning-codegen --hook docs/other.txt": hook(
             args.old, "--hook", "docs/other.txt"
         ),
         "new: tuning-codegen --hook docs/other.txt": hook(
             PROJECT, "--hook", "docs/other.txt"
         ),
+        "old: tuning-codegen --hook --check": hook(args.old, "--hook", "--check"),
+        "new: tuning-codegen --hook --check": hook(PROJECT, "--hook", "--check"),
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     times: dict[str, list[float]] = {name: [] for name in cases}
