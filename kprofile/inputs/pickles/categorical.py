@@ -15,10 +15,11 @@ from kprofile.inputs.pickles.context import Context
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.extension import backed_parts, backed_values, rows
 from kprofile.inputs.pickles.index import decode_index
-from kprofile.inputs.pickles.records import Call, instance_of, is_global
+from kprofile.inputs.pickles.records import Call, instance_state, is_global
 from kprofile.inputs.pickles.values import decode_value
 
 MAX_CATEGORIES = 10_000  # pandas hashes them; bounds collision work
+_FIELDS = frozenset({"categories", "ordered", "_ordered", "categories_dtype"})
 
 
 def is_categorical(value: Any) -> bool:
@@ -47,11 +48,7 @@ def categorical_dtype(ctx: Context, value: Any) -> pd.CategoricalDtype:
     """``CategoricalDtype`` from its state: a checked Index of at most
     ``MAX_CATEGORIES`` unique values, and ``ordered``."""
     call = ctx.call(value, "pandas.CategoricalDtype", "copyreg._reconstructor")
-    state = call.state
-    if instance_of(call) != "pandas.CategoricalDtype" or not isinstance(state, dict):
-        raise RefusedPickle("refused a malformed CategoricalDtype")
-    if not set(state) <= {"categories", "ordered", "_ordered", "categories_dtype"}:
-        raise RefusedPickle("refused a CategoricalDtype with other attributes")
+    state = instance_state(call, "pandas.CategoricalDtype", _FIELDS)
     ordered = state.get("ordered", state.get("_ordered", False))
     if type(ordered) is not bool:
         raise RefusedPickle("refused a CategoricalDtype whose ordered is not a bool")

@@ -148,3 +148,16 @@ def instance_of(call: Call) -> str:
     ):
         return args[0].target
     raise RefusedPickle("refused a malformed copyreg._reconstructor")
+
+
+def instance_state(call: Call, target: str, fields: frozenset[str]) -> dict[str, Any]:
+    """The state of an instance of ``target`` (a class written field by field, as
+    pandas pickles its dtypes), when it holds no field but ``fields``."""
+    state = call.state
+    name = target.rsplit(".", 1)[-1]
+    if instance_of(call) != target or not isinstance(state, dict):
+        raise RefusedPickle(f"refused a malformed {name}")
+    if not set(state) <= fields:
+        article = "an" if name[0] in "AEIOU" else "a"
+        raise RefusedPickle(f"refused {article} {name} with other attributes")
+    return state

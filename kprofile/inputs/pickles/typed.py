@@ -17,11 +17,12 @@ from kprofile.inputs.pickles.arrow import arrow_type
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
-from kprofile.inputs.pickles.records import Call, instance_of, is_global
+from kprofile.inputs.pickles.records import Call, instance_of, instance_state, is_global
 from kprofile.inputs.pickles.timezones import decode_tz
 
 _STORAGES = frozenset({"python", "pyarrow", "pyarrow_numpy"})
 _TZ_UNITS = frozenset({"s", "ms", "us", "ns"})
+_ARROW_FIELDS = frozenset({"pyarrow_dtype", "storage", "_storage", "_cache"})
 
 
 def string_dtype(ctx: Context, value: Any) -> Any:
@@ -45,11 +46,7 @@ def arrow_dtype(ctx: Context, value: Any) -> str:
     """``ArrowDtype`` (an instance whose state holds the pyarrow type): the name of
     the type, one of ``arrow.TYPES``."""
     call = ctx.call(value, "pandas.ArrowDtype", "copyreg._reconstructor")
-    state = call.state
-    if instance_of(call) != "pandas.ArrowDtype" or not isinstance(state, dict):
-        raise RefusedPickle("refused a malformed ArrowDtype")
-    if not set(state) <= {"pyarrow_dtype", "storage", "_storage", "_cache"}:
-        raise RefusedPickle("refused an ArrowDtype with other attributes")
+    state = instance_state(call, "pandas.ArrowDtype", _ARROW_FIELDS)
     if state.get("storage", state.get("_storage", "pyarrow")) != "pyarrow":
         raise RefusedPickle("refused an ArrowDtype of another storage")
     return arrow_type(ctx, state.get("pyarrow_dtype"))

@@ -123,3 +123,30 @@ def test_nulls_in_pyarrow_strings_are_missing_values() -> None:
     column = decode_pickle(_with_spec(spec))["merged_df"]["spec"]
     assert column.isna().tolist() == [False, True, False]
     assert column.dropna().tolist() == ["a", "c"]
+
+
+@pytest.mark.parametrize(
+    ("written", "key", "message"),
+    [
+        (
+            "py3.13-pandas3.1.1-numpy2.5.5/categorical.pkl",
+            b"ordered",
+            "refused a CategoricalDtype with other attributes",
+        ),
+        (
+            "py3.12-pandas3.1.1-numpy2.5.5-pyarrow26.0.1/arrow_backend.pkl",
+            b"pyarrow_dtype",
+            "refused an ArrowDtype with other attributes",
+        ),
+    ],
+)
+def test_a_dtype_with_a_field_pandas_never_writes_is_refused(
+    written: str, key: bytes, message: str
+) -> None:
+    """A real kbench file whose dtype state gains a field of the same length (the
+    pickle stays well formed): refused for that field, not decoded around it."""
+    data = (FIXTURES / "kbench" / written).read_bytes()
+    assert data.count(key) == 1
+    decode_pickle(data)  # the file as written decodes
+    with pytest.raises(RefusedPickle, match=f"^{message}$"):
+        decode_pickle(data.replace(key, key[:-1] + b"X"))
