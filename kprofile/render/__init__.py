@@ -1,7 +1,8 @@
 """Rendering report sections: rich tables on a terminal, plain text when piped,
 Markdown, or one JSON document; and the charts modes draw.
 
-Text and Markdown round floats to 3 decimal places; JSON keeps full precision (and
+Text and Markdown round floats to 3 decimal places (3 significant digits below 0.1:
+``render.cells``); JSON keeps full precision (and
 ``null`` for missing values) because programs read it.
 """
 

@@ -1,9 +1,11 @@
 """Table cells as text: what every text renderer shows for a value.
 
 Floats are rounded to 3 decimal places and missing values are ``-``; a float column is
-formatted in one vectorized step. A float that 3 places would misstate (so small it
-would read ``0.000``, or so large it would be a row of digits: a metric of 5e-324 or
-1e308) is shown with 3 significant digits instead (``4.94e-324``).
+formatted in one vectorized step. Below 0.1, where 3 places would keep only one or two
+digits of a metric in seconds (``met (s)`` of Python benchmarks), a float keeps 3
+significant digits (``0.0183``, ``0.00120``). A float that 3 places would misstate (so
+small it would read ``0.000``, or so large it would be a row of digits: a metric of
+5e-324 or 1e308) is shown with 3 significant digits in exponent form (``4.94e-324``).
 
 Every string from an input (values, names, paths, titles, notes) is shown through
 ``tuning_codegen.errors.one_line``: control characters, line breaks and bidirectional
@@ -31,18 +33,23 @@ from tuning_codegen.errors import one_line
 
 MISSING = "-"
 SMALL = 5e-4  # below this, 3 places show 0.000
+FINE = 0.1  # below this, 3 places show fewer than 3 significant digits
 LARGE = 1e15  # from here, 3 places show a row of digits
 
 
 def cell(value: Any) -> str:
-    """One value as text: floats to 3 places, missing as '-'."""
+    """One value as text: floats to 3 places (3 significant digits below 0.1),
+    missing as '-'."""
     value = plain(value)
     if value is None:
         return MISSING
     if isinstance(value, float):
         if math.isnan(value):
             return MISSING
-        return f"{value:.3g}" if _far(abs(value)) else f"{value:.3f}"
+        size = abs(value)
+        if _far(size):
+            return f"{value:.3g}"
+        return f"{value:#.3g}" if 0 < size < FINE else f"{value:.3f}"
     return one_line(str(value))
 
 
@@ -82,7 +89,10 @@ def cells_of(column: Column, dtype: Any) -> list[str]:
         text = np.char.mod(
             "%.3f", np.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0)
         ).astype(object)
-        far = _far(np.abs(np.nan_to_num(array, nan=1.0, posinf=1.0, neginf=1.0)))
+        size = np.abs(np.nan_to_num(array, nan=1.0, posinf=1.0, neginf=1.0))
+        fine = (size > 0) & (size < FINE)
+        text[fine] = np.char.mod("%#.3g", array[fine]).astype(object)
+        far = _far(size)
         text[far] = np.char.mod("%.3g", array[far]).astype(object)
         text[np.isnan(array)] = MISSING
         inf = np.isinf(array)

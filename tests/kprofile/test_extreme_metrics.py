@@ -149,8 +149,9 @@ def test_the_console_script_prints_no_warning(extreme: Path) -> None:
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(5e-324, "4.94e-324"), (1e308, "1e+308"), (0.0004, "0.0004"), (0.0005, "0.001"),
-     (12.3456, "12.346"), (-2e-5, "-2e-05"), (0.0, "0.000")],
+    [(5e-324, "4.94e-324"), (1e308, "1e+308"), (0.0004, "0.0004"), (0.0005, "0.000500"),
+     (12.3456, "12.346"), (-2e-5, "-2e-05"), (0.0, "0.000"), (0.5, "0.500"),
+     (0.01834, "0.0183"), (0.05, "0.0500"), (-0.0797, "-0.0797"), (0.09996, "0.100")],
 )  # fmt: skip
 def test_extreme_numbers_are_shown_as_numbers(value: float, shown: str) -> None:
     """Three places would show 5e-324 as 0.000 and 1e308 as 309 digits."""

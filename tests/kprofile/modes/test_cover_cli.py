@@ -31,10 +31,10 @@ metric         met (ms) (lower is better)
        1   64   64       4        1  True     default           1
 
 == cover: the config of each shape, its loss against the shape's best ==
-     M      N     K  config  met (ms)   best  ratio   loss
-   256  20480  5376       0     0.327  0.307  1.063  0.063
-  4096   4096  4096       0     0.498  0.498  1.000  0.000
-     8   7168  2048       1     0.096  0.096  1.000  0.000
+     M      N     K  config  met (ms)    best  ratio    loss
+   256  20480  5376       0     0.327   0.307  1.063  0.0632
+  4096   4096  4096       0     0.498   0.498  1.000   0.000
+     8   7168  2048       1    0.0962  0.0962  1.000   0.000
 
 == cover: shapes with a config of their own, or none ==
   M  N  K  reason  config  best
