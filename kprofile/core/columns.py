@@ -71,6 +71,14 @@ def shape_columns(results: Results) -> tuple[str, ...]:
     return tuple(p for p in results.params if _is_constant(results.frame[p]))
 
 
+def varying(results: Results, columns: Sequence[str]) -> tuple[str, ...]:
+    """Those of ``columns`` that take more than one value in this file."""
+    known = results.constant
+    if known is not None:
+        return tuple(c for c in columns if c not in known)
+    return tuple(c for c in columns if not _is_constant(results.frame[c]))
+
+
 def tuning_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns that vary within this file (what the sweep tuned)."""
     shape = set(shape_columns(results))

@@ -25,7 +25,7 @@ from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
-from kprofile.inputs.spec import SpecLimit, expand_specs
+from kprofile.inputs.spec import SpecLimit, expand_specs, parse_token
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.options import DEFAULT_MAX_ROWS
 from kprofile.progress import SILENT, Progress
@@ -58,7 +58,8 @@ class Results:
     the file has it. ``warnings`` are complete lines for stderr (rows left out).
     ``constant`` names the parameter columns constant in ``frame`` when whoever made
     the record already knows them (a ``-p`` group: ``core.columns.groups`` works them
-    out for every group at once); None: not known yet.
+    out for every group at once); None: not known yet. ``runtime``: the parameters the
+    spec marks as runtime (``$M=256``), which kbench's own specs use for the shape.
     """
 
     path: str
@@ -72,6 +73,7 @@ class Results:
     warnings: tuple[str, ...] = ()
     row_key: str = MESH_IDX  # the column naming each row (core.columns.row_id)
     constant: tuple[str, ...] | None = None
+    runtime: tuple[str, ...] = ()
 
 
 def kind_of(path: str) -> str:
@@ -270,6 +272,7 @@ def _results(
     if rows is None and MESH_IDX not in frame.columns:
         rows = (ROW, np.arange(len(frame)))
     params: tuple[str, ...] = ()
+    runtime: tuple[str, ...] = ()
     name = _text(meta.get("name"))
     if SPEC in frame.columns:
         try:
@@ -284,8 +287,9 @@ def _results(
             {renamed[p]: decoded.columns[p] for p in decoded.names}, index=frame.index
         )
         frame = pd.concat([frame, extra], axis=1)
+        first = frame[SPEC].iloc[0]
+        runtime = _runtime(first, renamed)
         if name is None:
-            first = frame[SPEC].iloc[0]
             name = first.split("/", 1)[0] if isinstance(first, str) else None
     key = MESH_IDX
     if rows is not None:
@@ -298,6 +302,7 @@ def _results(
         name=name,
         file=_text(meta.get("file")),
         git_revision=_text(meta.get("git-revision")),
+        runtime=runtime,
         datetime=_text(meta.get("datetime")),
         row_key=key,
     )
@@ -309,3 +314,12 @@ def _text(value: Any) -> str | None:
     if isinstance(value, _dt.datetime):
         return value.isoformat(sep=" ", timespec="seconds")
     return str(value)
+
+
+def _runtime(first: Any, renamed: Mapping[str, str]) -> tuple[str, ...]:
+    """The parameter columns the first spec string marks as runtime (``$M=256``)."""
+    if not isinstance(first, str):
+        return ()
+    tokens = first.split("/")[1:]
+    names = (parse_token(t)[0] for t in tokens if t.lstrip().startswith("$"))
+    return tuple(dict.fromkeys(renamed[n] for n in names if n in renamed))

@@ -16,7 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from kprofile.core.columns import Grouping, common_shape_columns, group_rows
+from kprofile.core.columns import (
+    Grouping,
+    common_shape_columns,
+    group_rows,
+    varying,
+)
 from kprofile.core.metric import Metric
 from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
@@ -37,6 +42,8 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         (v.load(), getattr(options, v.attribute)) for v in given_views(options)
     ]
     for results in outcome.inputs:
+        if not options.pivots:
+            _note_shapes(outcome, results)
         grouping = group_rows(results, options.pivots)
         found = summaries(grouping, metric)
         built = _views(grouping, metric, views, verbose=options.verbose)
@@ -50,6 +57,18 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         if selected:
             outcome.entries += _records(results, np.concatenate(selected))
     outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
+
+
+def _note_shapes(outcome: Outcome, results: Results) -> None:
+    """Say when a file holds several shapes and no ``-p`` splits them: its views (and
+    an ``-o`` entry) then mix the shapes. kbench marks the shape's parameters as
+    runtime ones (``$M=256``)."""
+    shape = varying(results, results.runtime)
+    if shape:
+        outcome.note(
+            f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
+            f"holds several shapes; -p {','.join(shape)} shows each on its own"
+        )
 
 
 def _views(

@@ -25,6 +25,14 @@ NOTE = "kprofile: no 'met (ms)' column; metric 'met (s)' (lower is better); -m c
 TUNING = ["BM", "BN", "BK"]
 
 
+def shapes_note(path: str) -> str:
+    """What kprofile says of a file of several shapes read without -p."""
+    return (
+        f"{path}: the runtime parameters M, N, K vary, so it holds several shapes; "
+        "-p M,N,K shows each on its own\n"
+    )
+
+
 @pytest.fixture
 def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The two real runs as the working directory: A/out.csv, B/out.csv, ..."""
@@ -60,7 +68,7 @@ def test_a_python_benchmarks_csv_is_ranked_by_its_only_met_column(
     table = _table(path)
     best = table[SECONDS].idxmin()
     code, out, err = run(capsys, path)
-    assert (code, err) == (0, NOTE)
+    assert (code, err) == (0, NOTE + shapes_note(path))
     head = out.split("\n\n")[0].splitlines()
     assert head == [
         f"== {path} ==",
@@ -81,7 +89,8 @@ def test_the_note_is_said_once_for_several_files_and_the_direction_follows_flags
 ) -> None:
     code, out, err = run(capsys, "A/out.csv", "B/out.csv", "--higher-is-better")
     assert code == 0
-    assert err == NOTE.replace("lower is better", "higher is better")
+    note = NOTE.replace("lower is better", "higher is better")
+    assert err == note + shapes_note("A/out.csv") + shapes_note("B/out.csv")
     assert out.count("best met (s) ") == 2
 
 
@@ -96,7 +105,7 @@ def test_an_explicit_metric_is_never_second_guessed(
         "'M', 'N', 'K', 'BM', 'BN', 'BK'\n",
     )
     code, out, err = run(capsys, "A/out.csv", "-m", "met")  # a prefix, said by the user
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, shapes_note("A/out.csv"))
     assert "best met (s) " in out
 
 
@@ -113,7 +122,7 @@ def test_several_met_columns_without_met_ms_ask_for_m(
         "'met (s)', 'met (us)'; choose one with -m\n",
     )
     code, out, err = run(capsys, "two.csv", "-m", "met (us)")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, shapes_note("two.csv"))
     assert "best met (us) " in out
 
 
@@ -124,7 +133,7 @@ def test_met_ms_is_still_the_default_when_it_is_there(
     table.insert(2, "met (ms)", table[SECONDS] * 1e3)
     table.to_csv("both.csv", index=False)
     code, out, err = run(capsys, "both.csv", "--format", "json")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, shapes_note("both.csv"))
     assert json.loads(out)["metric"] == {
         "column": "met (ms)",
         "higher_is_better": False,
@@ -142,7 +151,7 @@ def test_a_csv_row_is_named_by_its_line_in_every_format(
     best = table[SECONDS].idxmin()
     args = ["A/out.csv", "-r", "--head", "3", "--tail", "2", "--top", "0.05", "-v"]
     code, out, err = run(capsys, *args, "--format", form)
-    assert (code, err) == (0, NOTE)
+    assert (code, err) == (0, NOTE + shapes_note("A/out.csv"))
     assert "mesh_idx" not in out
     assert f"A/out.csv:{table['line'][best]}" in out
     if form != "json":
@@ -319,3 +328,36 @@ def test_update_with_top_puts_the_reference_bands_config(
     )
     assert (expected["BM"], expected["BN"]) == ("256", "128")
     assert {k: str(square[k]) for k in expected} == expected
+
+
+# ------------------------------------------------------- several shapes in one file
+
+
+def test_a_file_of_several_shapes_without_p_is_said_to_hold_them(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kbench marks the shape's parameters as runtime ones ($M=256); a file whose
+    runtime parameters vary mixes shapes in every view unless -p splits them."""
+    for args in (
+        ["A/out.pkl"],
+        ["A/out.pkl", "--top", "0.3"],
+        ["B/out.pkl", "-o", "t"],
+    ):
+        code, _, err = run(capsys, *args, "-m", SECONDS)
+        assert code == 0 and shapes_note(args[0]) in err, args
+    for pivots in ("M,N,K", "M"):
+        code, _, err = run(capsys, "A/out.pkl", "-m", SECONDS, "-p", pivots)
+        assert (code, err) == (0, ""), pivots
+
+
+def test_one_shape_or_no_runtime_mark_says_nothing_of_shapes(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = pd.read_csv("A/out.csv")
+    one = table[table["spec"].str.contains("/[$]M=256/", regex=True)]
+    one.to_csv("one.csv", index=False)
+    unmarked = table.assign(spec=table["spec"].str.replace("$", "", regex=False))
+    unmarked.to_csv("unmarked.csv", index=False)  # M, N, K vary, but as tuning
+    for path in ("one.csv", "unmarked.csv"):
+        code, _, err = run(capsys, path, "-m", SECONDS)
+        assert (code, err) == (0, ""), path
