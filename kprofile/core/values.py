@@ -76,6 +76,11 @@ def value_label(value: Any) -> str:
     return MISSING_LABEL if value is None else str(value)
 
 
+def counted(number: int, one: str, many: str) -> str:
+    """``1 entry``, ``3 entries``: a count and its noun."""
+    return f"{number} {one if number == 1 else many}"
+
+
 def shape_label(values: Mapping[str, Any]) -> str:
     """``M=256/N=20480/K=5376`` for a mapping of column to value."""
     return "/".join(f"{k}={value_label(v)}" for k, v in values.items())

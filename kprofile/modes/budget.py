@@ -15,7 +15,7 @@ from kprofile.core.metric import Metric
 from kprofile.core.portfolio import Portfolio, budget
 from kprofile.core.portfolio_search import Objective
 from kprofile.core.score import CONFIG
-from kprofile.core.values import entries
+from kprofile.core.values import counted, entries
 from kprofile.errors import usage_error
 from kprofile.modes.score import choices, measured_results, score_sections
 from kprofile.options import DEFAULT_OBJECTIVE, Options
@@ -68,7 +68,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
 def _no_table(portfolio: Portfolio, time_limit: float | None) -> str:
     """Why there is no table: K configs cannot run every shape, or no time."""
     k = portfolio.size
-    configs = f"{k} config{'s' * (k != 1)}"
+    configs = counted(k, "config", "configs")
     if portfolio.status == "infeasible":
         return (
             f"--budget {k}: no table of {configs} runs every shape (a config serves "
@@ -87,7 +87,8 @@ def status_text(portfolio: Portfolio) -> str:
     if portfolio.status != "optimal":
         return "time limit (a better table may exist: see lower bound and gap)"
     what = "geomean ratio" if portfolio.objective == "geomean" else "worst ratio"
-    text = f"optimal (no table of at most {k} configs has a lower {what})"
+    configs = counted(k, "config", "configs")
+    text = f"optimal (no table of at most {configs} has a lower {what})"
     if portfolio.objective == "worst" and not portfolio.tie_proven:
         text += "; its geomean is not proven lowest among tables of that worst ratio"
     return text
@@ -114,7 +115,8 @@ def budget_section(
         *bound,
         ("time limit", limit),
     )
-    title = f"budget: the best table of at most {portfolio.size} configs"
+    configs = counted(portfolio.size, "config", "configs")
+    title = f"budget: the best table of at most {configs}"
     return Section("budget", title, None, facts, table)
 
 

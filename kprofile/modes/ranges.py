@@ -15,7 +15,7 @@ from kprofile.core.combine import default_shape_columns
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
 from kprofile.core.sweep import Sweep
-from kprofile.core.values import entry, shape_label
+from kprofile.core.values import counted, entry, shape_label
 from kprofile.manifest.replace import GroupRanges, RangeTable
 from kprofile.options import DEFAULT_TOL, Options
 from kprofile.outcome import Outcome, RangeReplacement
@@ -75,7 +75,7 @@ def ranges_sections(
         ("skipped", len(sweep.skipped)),
     )
     summary = (
-        f"{_count(entries, 'entry', 'entries')} with ranges, against {points} "
+        f"{counted(entries, 'entry', 'entries')} with ranges, against {points} "
         "with one entry per point"
     )
     title = f"ranges: fewest {column} ranges within {tol:g} of each point's best"
@@ -92,10 +92,6 @@ def ranges_sections(
         )
     )
     return out
-
-
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"
 
 
 def _groups_table(

@@ -32,6 +32,7 @@ from kprofile.core.score import (
     TableScore,
     score_table,
 )
+from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
 from kprofile.options import Options
 from kprofile.outcome import Outcome
@@ -48,7 +49,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
     measured = measured_results(outcome, options.pivots, metric, "--score")
     scored = score_table(table, measured, metric)
     head = (
-        ("table", f"{table.path} ({_count(len(table.entries), 'entry', 'entries')})"),
+        ("table", f"{table.path} ({counted(len(table.entries), 'entry', 'entries')})"),
         ("results", _paths([r.path for r in outcome.sources])),
     )
     tail = dispatch_facts(scored)
@@ -176,7 +177,7 @@ def score_sections(
         Section("score", title, None, facts, notes=notes),
         Section(
             "score-worst",
-            f"{prefix}: the {_count(len(score.worst), 'worst shape', 'worst shapes')}"
+            f"{prefix}: the {counted(len(score.worst), 'worst shape', 'worst shapes')}"
             ", highest ratio first",
             None,
             (),
@@ -241,7 +242,3 @@ def _share(count: int, total: int) -> str:
     if not total:
         return f"{count} of {total}"
     return f"{count} of {total} ({count / total:.1%})"
-
-
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"

@@ -315,3 +315,12 @@ def test_markdown_says_an_empty_table_has_no_entries(
         "### budget: shapes without a ratio (counted apart, never as 1.0)"
     )
     assert unscored[1] == "\n\n_(no entries)_\n"
+
+
+def test_a_budget_of_one_config_is_one_config(
+    heldout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "run_a.pkl", "--budget", "1")
+    assert code == 0
+    assert "== budget: the best table of at most 1 config ==\n" in out
+    assert "no table of at most 1 config has a lower geomean ratio" in out
