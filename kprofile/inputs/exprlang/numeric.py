@@ -96,9 +96,11 @@ def _real(
 
 
 def _beyond_float(values: np.ndarray) -> np.ndarray:
+    """The integers a float64 may not hold exactly. Compared as floats: 2**53 + 1
+    converts to 2**53, so the test is ``>=``, not ``>``."""
     if values.dtype.kind != "i":
         return np.zeros(len(values), dtype=bool)
-    return np.abs(values.astype(np.float64)) > EXACT
+    return np.abs(values.astype(np.float64)) >= EXACT
 
 
 def comparison(op: type[ast.cmpop], left: np.ndarray, right: np.ndarray) -> Fast:
