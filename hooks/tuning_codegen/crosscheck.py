@@ -73,3 +73,34 @@ def targets_read(
         for table in tables
         if real[table.target] in read
     ]
+
+
+def shared_formatters(
+    tables: list[Table], lines: dict[str, int], real: Mapping[str, str], path: str
+) -> list[InputError]:
+    """Tables sharing a target must agree on its formatter: the file is formatted
+    once, as a whole."""
+    first: dict[str, Table] = {}
+    errors = []
+    for table in tables:
+        owner = first.setdefault(real[table.target], table)
+        if owner.formatter != table.formatter and (
+            owner.formatter is None
+            or table.formatter is None
+            or owner.formatter.argv != table.formatter.argv
+        ):
+            errors.append(
+                InputError(
+                    path,
+                    f"tables '{owner.name}' (line {lines[owner.name]}) and "
+                    f"'{table.name}' write {table.target} with different formatters "
+                    f"({_shown(owner)} and {_shown(table)}); a target is formatted "
+                    "once: give them the same 'format'",
+                    line=lines[table.name],
+                )
+            )
+    return errors
+
+
+def _shown(table: Table) -> str:
+    return "none" if table.formatter is None else repr(table.formatter.shown())

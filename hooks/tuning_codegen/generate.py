@@ -12,21 +12,25 @@ cycle and renames all new files only once all of them are complete.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
-from tuning_codegen.errors import InputError, InputErrors, warn
+from tuning_codegen.errors import InputError, InputErrors, InputWarning, Location, warn
+from tuning_codegen.formatter import Target, formatted_insides
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
-from tuning_codegen.manifest import load_manifest
+from tuning_codegen.manifest import parse_manifest
+from tuning_codegen.paths import find_git_root
 from tuning_codegen.render import render_region, typo_warnings
 from tuning_codegen.snippet import parse_snippet
 from tuning_codegen.splice import (
+    BOM,
     Markers,
     inside,
     line_ending,
     locate,
-    splice,
+    splice_insides,
     split_lines,
 )
 from tuning_codegen.table import Table
@@ -42,14 +46,23 @@ class TargetUpdate:
     tables: tuple[Table, ...]
     stale_tables: tuple[Table, ...]
     real: str = ""  # the file written: symlinks resolved
+    insides: Mapping[str, str] = field(default_factory=dict)
+    """Each of ``tables``' new region, lines ending in LF (formatted, if it is)."""
 
     @property
     def stale(self) -> bool:
         return self.old != self.new
 
 
-class _Cache:
-    """Each input file is read once per run, however many tables share it."""
+class Files(Protocol):
+    """Where the inputs and targets are read: the working tree, or the index."""
+
+    def text(self, path: str) -> str: ...
+
+
+class WorkingTree:
+    """The working tree's files, each read once per run, however many tables share
+    it."""
 
     def __init__(self) -> None:
         self._texts: dict[str, str] = {}
@@ -61,20 +74,24 @@ class _Cache:
 
 
 def render_table(
-    table: Table, cache: _Cache | None = None, forbidden: dict[str, str] | None = None
+    table: Table,
+    files: Files | None = None,
+    forbidden: dict[str, str] | None = None,
+    indent: str | None = None,
 ) -> str:
-    """The region of ``table``; ``forbidden``: every marker of its target."""
-    cache = cache or _Cache()
+    """The region of ``table``; ``forbidden``: every marker of its target; ``indent``
+    the indent of its lines when not the table's own (``indent: marker``)."""
+    files = files or WorkingTree()
     forbidden = table.markers() if forbidden is None else forbidden
     errors: list[InputError] = []
     snippets: dict[str | None, str] = {}
     for name, path in [(None, table.snippet), *table.snippet_variants.items()]:
         try:
-            snippets[name] = parse_snippet(cache.text(path), path, forbidden)
+            snippets[name] = parse_snippet(files.text(path), path, forbidden)
         except InputError as exc:
             errors.append(exc)
     try:
-        manifest = load_manifest(table.manifest)
+        manifest = parse_manifest(files.text(table.manifest), table.manifest)
     except InputError as exc:
         errors.append(exc)
     if errors:
@@ -84,11 +101,12 @@ def render_table(
         snippets,
         source_label=table.source_label,
         manifest_path=table.manifest,
-        indent=table.indent,
+        indent=table.indent if indent is None else indent,
         language=table.language,
         forbidden=forbidden,
     )
     warn(typo_warnings(manifest.entries, snippets, table.manifest))
+    warn(trailing_comma_warnings(table, snippets))
     return region
 
 
@@ -115,30 +133,34 @@ def plan(
     tables: Sequence[Table],
     siblings: Sequence[Table] = (),
     real_of: Callable[[str], str] = os.path.realpath,
+    files: Files | None = None,
 ) -> list[TargetUpdate]:
     """Render every table and splice it into its target, in memory.
 
     ``siblings``: other tables (the whole registry) whose regions in the same targets
     must stay intact. ``real_of``: the file a target path writes (the registry's,
-    checked to be inside the repository when it was read). Raises InputErrors
-    listing every problem found; otherwise returns one update per target, stale or
-    not.
+    checked to be inside the repository when it was read). ``files``: where inputs
+    and targets are read (the working tree by default; the index for ``--hook``).
+    Raises InputErrors listing every problem found; otherwise returns one update per
+    target, stale or not.
     """
     with paused_gc():  # rendering a large table makes many objects, few garbage
-        return _plan(tables, siblings, real_of)
+        return _plan(tables, siblings, real_of, files or WorkingTree())
 
 
 def _plan(
-    tables: Sequence[Table], siblings: Sequence[Table], real_of: Callable[[str], str]
+    tables: Sequence[Table],
+    siblings: Sequence[Table],
+    real_of: Callable[[str], str],
+    files: Files,
 ) -> list[TargetUpdate]:
-    cache = _Cache()
     others = group_by_target(t for t in siblings if t not in tables)
     updates: list[TargetUpdate] = []
     errors: list[InputError] = []
     for key, group in group_by_target(tables).items():
         real = real_of(group[0].target)
         try:
-            update = _plan_target(real, group, others.get(key, []), cache)
+            update = _plan_target(real, group, others.get(key, []), files)
         except InputErrors as exc:
             errors.extend(exc.errors)
         except InputError as exc:
@@ -158,40 +180,67 @@ def _markers(tables: Sequence[Table]) -> list[Markers]:
 
 
 def _plan_target(
-    real: str, group: list[Table], others: list[Table], cache: _Cache
+    real: str, group: list[Table], others: list[Table], files: Files
 ) -> TargetUpdate:
     shown = group[0].target
     everyone = [*group, *others]
     forbidden: dict[str, str] = {}
     for table in everyone:
         forbidden.update(table.markers())
-    errors: list[InputError] = []
-    generated: dict[str, str] = {}
-    for table in group:
-        try:
-            generated[table.name] = render_table(table, cache, forbidden)
-        except InputErrors as exc:
-            errors.extend(exc.errors)
+    located: list[InputError] = []  # reported after the tables' own errors
+    old, regions = "", []
     try:
-        old = cache.text(shown)
+        old = files.text(shown)
         regions = locate(old, _markers(everyone), shown)
     except InputErrors as exc:
-        errors.extend(exc.errors)
+        located.extend(exc.errors)
     except InputError as exc:
-        errors.append(exc)
-    if errors:
-        raise InputErrors(errors)
-    new = splice(old, regions, generated)
-    check_regions_intact(new, everyone, shown)
+        located.append(exc)
     lines = split_lines(old)
+    begins = {r.table: lines[r.begin] for r in regions}
+    insides: dict[str, str] = {}
+    errors: list[InputError] = []
+    for table in group:
+        own = table.indent_from_marker
+        indent = _marker_indent(begins.get(table.name, "")) if own else None
+        try:
+            insides[table.name] = render_table(table, files, forbidden, indent) + "\n"
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+    if errors or located:
+        raise InputErrors([*errors, *located])
+    formatter = group[0].formatter
+    if formatter is not None:
+        insides = formatted_insides(
+            old,
+            regions,
+            insides,
+            _markers(everyone),
+            formatter,
+            _format_target(shown, real),
+        )
+    new = splice_insides(old, regions, insides)
+    check_regions_intact(new, everyone, shown)
     stale = []
     for table, region in zip(everyone, regions):
-        if table.name in generated:
+        if table.name in insides:
             newline = line_ending(lines[region.begin])
-            fresh = generated[table.name].replace("\n", newline) + newline
-            if inside(lines, region) != fresh:
+            if inside(lines, region) != insides[table.name].replace("\n", newline):
                 stale.append(table)
-    return TargetUpdate(shown, old, new, tuple(group), tuple(stale), real)
+    return TargetUpdate(shown, old, new, tuple(group), tuple(stale), real, insides)
+
+
+def _marker_indent(line: str) -> str:
+    """The spaces and tabs a marker line starts with (``indent: marker``)."""
+    line = line.removeprefix(BOM)
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _format_target(shown: str, real: str) -> Target:
+    folder = os.path.dirname(real)
+    root = find_git_root(folder) or folder
+    relative = os.path.relpath(real, root).replace(os.sep, "/")
+    return Target(shown, relative, root, folder)
 
 
 def check_regions_intact(new: str, tables: list[Table], shown: str) -> None:
@@ -266,3 +315,25 @@ def regenerate(
         updates = plan(tables, siblings, real_of)
         write_updates(updates)
     return updates
+
+
+def trailing_comma_warnings(
+    table: Table, snippets: Mapping[str | None, str]
+) -> list[InputWarning]:
+    """A snippet ending in ``,``: every entry gets a ``,`` after it already, so the
+    region holds ``,,`` (as the reference writes it; a syntax error in a Python
+    list)."""
+    paths: dict[str | None, str] = {None: table.snippet}
+    paths.update(table.snippet_variants)
+    found = []
+    for name, text in snippets.items():
+        body = text.rstrip()
+        if body.endswith(","):
+            found.append(
+                InputWarning(
+                    Location(paths[name], body.count("\n") + 1),
+                    "the snippet ends with ','; every entry is followed by one "
+                    "already, so the region holds ',,' (remove it from the snippet)",
+                )
+            )
+    return found

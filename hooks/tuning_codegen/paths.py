@@ -13,6 +13,7 @@ import os
 import stat
 
 from tuning_codegen.errors import InputError
+from tuning_codegen.gitcmd import run_git
 
 REGISTRY_NAME = ".tuning-codegen.yaml"
 
@@ -26,11 +27,55 @@ def parents(start: str) -> list[str]:
 
 
 def find_git_root(start: str) -> str | None:
-    """The nearest folder from ``start`` (absolute) upwards that holds ``.git``."""
+    """The top of the working tree holding ``start`` (absolute): the nearest folder
+    upwards that holds ``.git``; where the caller set ``GIT_DIR`` or ``GIT_WORK_TREE``
+    (a repository whose ``.git`` lives elsewhere), the folder git itself names."""
     for folder in parents(start):
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-    return None
+        dot_git = os.path.join(folder, ".git")
+        if os.path.exists(dot_git):
+            if _matches_environment(dot_git):
+                return folder
+            break
+    else:
+        if not _environment_names_a_repository():
+            return None
+    return _top_from_git(start)
+
+
+def _environment_names_a_repository() -> bool:
+    return bool(os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"))
+
+
+def _matches_environment(dot_git: str) -> bool:
+    """Whether the ``.git`` found is the repository the environment names (no
+    ``GIT_WORK_TREE``, and ``GIT_DIR`` unset or that very folder, or the folder a
+    worktree's ``.git`` file points to), so that git need not be asked."""
+    if os.environ.get("GIT_WORK_TREE"):
+        return False
+    named = os.environ.get("GIT_DIR")
+    if not named:
+        return True
+    real = os.path.realpath(named)
+    if os.path.isdir(dot_git):
+        return os.path.realpath(dot_git) == real
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as handle:
+            line = handle.read(4096).strip()
+    except OSError:
+        return False
+    pointed = line.removeprefix("gitdir:").strip()
+    return os.path.realpath(os.path.join(os.path.dirname(dot_git), pointed)) == real
+
+
+def _top_from_git(start: str) -> str | None:
+    """``git rev-parse --show-toplevel`` run from ``start``; None outside a working
+    tree (or without git)."""
+    try:
+        result = run_git(["rev-parse", "--show-toplevel"], start, feature="git")
+    except InputError:
+        return None
+    top = os.fsdecode(result.out.rstrip(b"\n"))
+    return top if result.code == 0 and top else None
 
 
 def find_registry(start: str) -> str | None:

@@ -12,18 +12,33 @@ tables:
 ```
 Paths are relative to the registry's folder and must stay inside the repository (and
 out of its ``.git`` folder). Two tables writing one target need markers of their own.
+
+A table may also name the repository's formatter for its target, and ``defaults``
+give settings to every table that does not set them itself::
+
+```yaml
+defaults:
+  indent: marker                 # the begin marker line's own indentation
+  format:                        # by language: a command, run without a shell
+    mojo: [mojo, format, -q, "-"]                               # stdin to stdout
+    python: [ruff, format, --quiet, --stdin-filename, "{path}", "-"]
+    cpp: [clang-format, "--assume-filename={path}"]
+tables:
+  - name: ...
+    format: [mojo, format, -q, "{file}"]   # a temporary copy formatted in place
+```
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import yaml
 
-from tuning_codegen.crosscheck import shared_markers, targets_read
+from tuning_codegen.crosscheck import shared_formatters, shared_markers, targets_read
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
 from tuning_codegen.manifest import (
@@ -40,7 +55,13 @@ from tuning_codegen.paths import (
     placement_problem,
     short_path,
 )
-from tuning_codegen.table import Table, default_source_label, setting_problems
+from tuning_codegen.table import (
+    Formatter,
+    Table,
+    default_source_label,
+    setting_problems,
+    unsafe_text,
+)
 from tuning_codegen.textio import read_text
 
 __all__ = [
@@ -50,13 +71,19 @@ __all__ = [
     "find_git_root",
     "find_registry",
     "load_registry",
+    "parse_registry",
     "short_path",
     "tables_touching",
 ]
 
 REQUIRED_KEYS = ("name", "manifest", "snippet", "target", "begin_marker", "end_marker")
-OPTIONAL_KEYS = ("snippet_variants", "source_label", "indent", "language")
+OPTIONAL_KEYS = ("snippet_variants", "source_label", "indent", "language", "format")
 KNOWN_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+DEFAULT_KEYS = ("indent", "language", "format")
+TOP_LEVEL_KEYS = ("tables", "defaults")
+INDENT_MARKER = "marker"
+MAX_FORMAT_ARGS = 64
+MAX_FORMAT_ARG = 4096
 
 
 class Registry(NamedTuple):
@@ -112,16 +139,22 @@ def unregistered(registry: Registry, files: Iterable[str]) -> list[str]:
 
 def load_registry(path: str | os.PathLike[str]) -> Registry:
     name = os.fspath(path)
-    root_node = compose_yaml(read_text(name), name)
+    return parse_registry(read_text(name), name)
+
+
+def parse_registry(text: str, name: str) -> Registry:
+    """The registry ``name`` holding ``text`` (read from disk, or from the index)."""
+    root_node = compose_yaml(text, name)
     folder = os.path.dirname(os.path.realpath(name))
     where = _Where(name, folder, find_git_root(folder) or folder, RealPaths(), {})
-    tables_node = _check_top_level(root_node, name)
+    tables_node, defaults_node = _check_top_level(root_node, name)
+    defaults = _defaults(defaults_node, name)
     errors: list[InputError] = []
     tables: list[Table] = []
     lines: dict[str, int] = {}
     for item in tables_node.value:
         try:
-            table = _table(item, where)
+            table = _table(item, where, defaults)
         except InputError as exc:
             errors.append(exc)
             continue
@@ -141,27 +174,33 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
     where.real[name] = where.resolve(name)
     errors += shared_markers(tables, lines, where.real, name)
     errors += targets_read(tables, lines, where.real, name)
+    errors += shared_formatters(tables, lines, where.real, name)
     if errors:
         raise InputErrors(errors)
     return Registry(name, where.root, tuple(tables), where.real)
 
 
-def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
+def _check_top_level(
+    root: yaml.Node | None, path: str
+) -> tuple[yaml.SequenceNode, yaml.Node | None]:
+    """The ``tables`` list and the ``defaults`` node (None: not given)."""
     if not isinstance(root, yaml.MappingNode):
         line = None if root is None else root.start_mark.line + 1
         raise InputError(path, "expected a mapping with a 'tables' list", line=line)
-    tables_node: yaml.Node | None = None
+    found: dict[str, yaml.Node] = {}
     for key, value in root.value:
         if key.tag == MERGE_TAG:
             raise _merge_key(key, path, "at the top level")
-        if isinstance(key, yaml.ScalarNode) and key.value == "tables":
-            tables_node = value
+        if isinstance(key, yaml.ScalarNode) and key.value in TOP_LEVEL_KEYS:
+            found[key.value] = value
         else:
             raise InputError(
                 path,
-                f"unknown top-level key {describe_key(key)} (expected 'tables')",
+                f"unknown top-level key {describe_key(key)} (expected 'tables', "
+                "and optionally 'defaults')",
                 line=key.start_mark.line + 1,
             )
+    tables_node = found.get("tables")
     if tables_node is None:
         raise InputError(
             path,
@@ -174,7 +213,50 @@ def _check_top_level(root: yaml.Node | None, path: str) -> yaml.SequenceNode:
             "'tables' must be a list of mappings",
             line=tables_node.start_mark.line + 1,
         )
-    return tables_node
+    return tables_node, found.get("defaults")
+
+
+def _defaults(node: yaml.Node | None, path: str) -> dict[str, Any]:
+    """The ``defaults`` mapping, checked: ``indent``, ``language`` and ``format`` (a
+    mapping of language names to commands)."""
+    if node is None:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError(
+            path,
+            f"'defaults' must be a mapping of {', '.join(DEFAULT_KEYS)}",
+            line=node.start_mark.line + 1,
+        )
+    for key, _ in node.value:
+        if key.tag == MERGE_TAG:
+            raise _merge_key(key, path, "in 'defaults'")
+        if not (isinstance(key, yaml.ScalarNode) and key.value in DEFAULT_KEYS):
+            raise InputError(
+                path,
+                f"unknown key {describe_key(key)} in 'defaults' (known keys: "
+                f"{', '.join(DEFAULT_KEYS)})",
+                line=key.start_mark.line + 1,
+            )
+    raw: dict[str, Any] = construct_yaml(node, path)
+
+    def fail(key: str, message: str) -> InputError:
+        return InputError(path, f"defaults: {message}", line=_key_line(node, key))
+
+    _check_values(raw, fail, keys=("language",))
+    formats = raw.get("format", {})
+    if not isinstance(formats, dict) or not all(k in LANGUAGES for k in formats):
+        raise fail(
+            "format",
+            "'format' must map language names "
+            f"({', '.join(LANGUAGES)}) to formatter commands",
+        )
+    raw["format"] = {
+        language: _formatter(
+            command, lambda m: fail("format", m), f"defaults of {path}"
+        )
+        for language, command in formats.items()
+    }
+    return raw
 
 
 def _merge_key(key: yaml.Node, path: str, where: str) -> InputError:
@@ -211,7 +293,7 @@ def _check_keys(node: yaml.MappingNode, path: str) -> None:
         )
 
 
-def _table(node: yaml.Node, where: _Where) -> Table:
+def _table(node: yaml.Node, where: _Where, defaults: Mapping[str, Any]) -> Table:
     path = where.path
     if not isinstance(node, yaml.MappingNode):
         raise InputError(
@@ -240,6 +322,8 @@ def _table(node: yaml.Node, where: _Where) -> Table:
         where.real[shown] = real
         return shown
 
+    language = raw.get("language", defaults.get("language", "mojo"))
+    indent = raw.get("indent", defaults.get("indent", DEFAULT_INDENT))
     variants = raw.get("snippet_variants", {})
     table = Table(
         name=raw["name"],
@@ -252,21 +336,75 @@ def _table(node: yaml.Node, where: _Where) -> Table:
         snippet_variants={
             k: resolve("snippet_variants", v) for k, v in variants.items()
         },
-        indent=raw.get("indent", DEFAULT_INDENT),
-        language=LANGUAGES[raw.get("language", "mojo")],
+        indent=DEFAULT_INDENT if indent == INDENT_MARKER else indent,
+        language=LANGUAGES[language],
+        formatter=_table_formatter(raw, defaults, language, label, path, fail),
+        indent_from_marker=indent == INDENT_MARKER,
     )
     for key, problem in setting_problems(table):
         raise fail(key, problem)
     return table
 
 
-def _check_values(raw: dict[str, Any], fail: Callable[[str, str], InputError]) -> None:
+def _table_formatter(
+    raw: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+    language: str,
+    label: str,
+    path: str,
+    fail: Callable[[str, str], InputError],
+) -> Formatter | None:
+    """The table's own ``format`` (null: none, whatever the defaults say), else the
+    default for its language."""
+    if "format" not in raw:
+        found: Formatter | None = defaults.get("format", {}).get(language)
+        return found
+    if raw["format"] is None:
+        return None
+    return _formatter(
+        raw["format"], lambda message: fail("format", message), f"{label} in {path}"
+    )
+
+
+def _formatter(
+    command: Any, fail: Callable[[str], InputError], origin: str
+) -> Formatter:
+    """A ``format`` command, checked: a non-empty list of one-line strings whose
+    first is a program name looked up on PATH (never a path: nothing from the
+    repository is run)."""
+    if (
+        not isinstance(command, list)
+        or not command
+        or len(command) > MAX_FORMAT_ARGS
+        or not all(isinstance(arg, str) and arg for arg in command)
+    ):
+        raise fail(
+            "'format' must be a command: a list of strings such as "
+            '[mojo, format, -q, "{file}"] (or null for none)'
+        )
+    for arg in command:
+        problem = unsafe_text(arg)
+        if problem is not None or len(arg) > MAX_FORMAT_ARG:
+            raise fail(f"'format' argument {arg[:40]!r} {problem or 'is too long'}")
+    if "/" in command[0] or "\\" in command[0] or command[0].startswith("{"):
+        raise fail(
+            f"'format' names the program {command[0]!r} by a path; name a command "
+            "found on PATH (nothing in the repository is run)"
+        )
+    return Formatter(tuple(command), origin)
+
+
+def _check_values(
+    raw: dict[str, Any],
+    fail: Callable[[str, str], InputError],
+    keys: Sequence[str] = (*REQUIRED_KEYS, "source_label", "language"),
+) -> None:
     """Types and choices of a table's settings (``fail(key, message)`` locates)."""
-    for key in (*REQUIRED_KEYS, "source_label", "language"):
+    for key in keys:
         if key in raw and (not isinstance(raw[key], str) or not raw[key]):
             raise fail(key, f"'{key}' must be a non-empty string")
     if not isinstance(raw.get("indent", DEFAULT_INDENT), str):
-        raise fail("indent", "'indent' must be a string of spaces or tabs")
+        raise fail("indent", "'indent' must be a string of spaces or tabs, or 'marker'")
     language = raw.get("language", "mojo")
     if language not in LANGUAGES:
         choices = ", ".join(LANGUAGES)

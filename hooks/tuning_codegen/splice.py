@@ -168,15 +168,24 @@ def splice(text: str, regions: Sequence[Region], generated: Mapping[str, str]) -
     ``regions`` are disjoint (from ``locate``). Generated text uses LF; it is written
     with the line ending of its begin marker's line, and followed by one.
     """
+    return splice_insides(text, regions, {k: v + "\n" for k, v in generated.items()})
+
+
+def splice_insides(
+    text: str, regions: Sequence[Region], insides: Mapping[str, str]
+) -> str:
+    """``text`` with the inside of each region named in ``insides`` replaced by its
+    lines (each ending in LF, written with the ending of the begin marker's line;
+    "" for none)."""
     lines = split_lines(text)
     parts: list[str] = []
     done = 0
     for region in sorted(regions, key=lambda r: r.begin):
-        if region.table not in generated:
+        if region.table not in insides:
             continue
         newline = line_ending(lines[region.begin])
         parts += lines[done : region.begin + 1]
-        parts.append(generated[region.table].replace("\n", newline) + newline)
+        parts.append(insides[region.table].replace("\n", newline))
         done = region.end
     parts += lines[done:]
     return "".join(parts)
@@ -185,6 +194,12 @@ def splice(text: str, regions: Sequence[Region], generated: Mapping[str, str]) -
 def inside(lines: list[str], region: Region) -> str:
     """The lines strictly between the region's marker lines, joined."""
     return "".join(lines[region.begin + 1 : region.end])
+
+
+def inside_lines(text: str, region: Region) -> str:
+    """The lines strictly between the region's marker lines, each ending in LF."""
+    between = split_lines(text)[region.begin + 1 : region.end]
+    return "".join((line.splitlines() or [""])[0] + "\n" for line in between)
 
 
 def replace_region(

@@ -11,6 +11,28 @@ from tuning_codegen.errors import CONTROLS, LINE_BREAKS
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 
 
+class Formatter(NamedTuple):
+    """The repository's formatter for a target (a table's ``format``): a command, run
+    without a shell, that formats a temporary copy named ``{file}`` in place, or
+    (with no ``{file}``) reads the text on stdin and prints it formatted; ``{path}``
+    is the target's path from the repository's root. ``origin`` says where it was
+    set, for messages."""
+
+    argv: tuple[str, ...]
+    origin: str
+
+    @property
+    def in_place(self) -> bool:
+        return any(FILE_PLACEHOLDER in arg for arg in self.argv)
+
+    def shown(self) -> str:
+        return " ".join(self.argv)
+
+
+FILE_PLACEHOLDER = "{file}"
+PATH_PLACEHOLDER = "{path}"
+
+
 class Table(NamedTuple):
     name: str
     manifest: str
@@ -22,6 +44,8 @@ class Table(NamedTuple):
     snippet_variants: Mapping[str, str] = MappingProxyType({})
     indent: str = DEFAULT_INDENT
     language: Language = DEFAULT_LANGUAGE
+    formatter: Formatter | None = None
+    indent_from_marker: bool = False  # indent: marker (the begin marker line's own)
 
     def inputs(self) -> tuple[str, ...]:
         """Every file this table reads or writes."""
@@ -44,7 +68,7 @@ def default_source_label(manifest: str) -> str:
     return os.path.basename(manifest)
 
 
-def _unsafe(text: str) -> str | None:
+def unsafe_text(text: str) -> str | None:
     """What in ``text`` must not reach a line of source or of output, if anything."""
     for char in text:
         if char in LINE_BREAKS:
@@ -88,7 +112,7 @@ def setting_problems(table: Table) -> list[tuple[str, str]]:
     """``(setting, problem)`` for each setting that could break the target's lines."""
     problems: list[tuple[str, str]] = []
     for key in ("name", "begin_marker", "end_marker", "source_label"):
-        unsafe = _unsafe(getattr(table, key))
+        unsafe = unsafe_text(getattr(table, key))
         if unsafe is not None:
             problems.append((key, f"'{key}' contains {unsafe}"))
     if table.indent.strip(" \t"):

@@ -130,20 +130,20 @@ def test_nul_byte_is_one_line_with_its_line(
     [
         (
             "tables: []\n[a, b]: 1\n",
-            "2: error: unknown top-level key (a list) (expected 'tables')",
+            "2: error: unknown top-level key (a list) (expected 'tables', and optionally 'defaults')",
         ),
         (
             "{x: 1}: 2\n",
-            "1: error: unknown top-level key (a mapping) (expected 'tables')",
+            "1: error: unknown top-level key (a mapping) (expected 'tables', and optionally 'defaults')",
         ),
         (
             "tables:\n  - {name: a, [k]: v}\n",
             "2: error: unknown key (a list) in table; known keys: name, manifest, snippet, "
-            "target, begin_marker, end_marker, snippet_variants, source_label, indent, language",
+            "target, begin_marker, end_marker, snippet_variants, source_label, indent, language, format",
         ),
         (
             'tables:\n  - {? "a\\nb" : v}\n',
-            "2: error: unknown key 'a\\nb' in table; known keys: name, manifest, snippet, target, begin_marker, end_marker, snippet_variants, source_label, indent, language",
+            "2: error: unknown key 'a\\nb' in table; known keys: name, manifest, snippet, target, begin_marker, end_marker, snippet_variants, source_label, indent, language, format",
         ),
     ],
     ids=["list-key", "mapping-key", "list-key-in-table", "key-with-newline"],

@@ -57,7 +57,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
         replace(SM90_MANIFEST, SM90_MANIFEST + "\n    colour: blue"),
         [
             f"{REG}:18: error: unknown key 'colour' in table; known keys: name, manifest, snippet, target, "
-            "begin_marker, end_marker, snippet_variants, source_label, indent, language"
+            "begin_marker, end_marker, snippet_variants, source_label, indent, language, format"
         ],
     ),
     (
@@ -139,7 +139,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "unknown-top-level-key",
         lambda text: text.replace("tables:\n", "table:\n", 1),
-        [f"{REG}:2: error: unknown top-level key 'table' (expected 'tables')"],
+        [f"{REG}:2: error: unknown top-level key 'table' (expected 'tables', and optionally 'defaults')"],
     ),
     (
         "empty-file",
