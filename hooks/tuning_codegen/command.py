@@ -11,21 +11,26 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 
 from tuning_codegen.bazel import import_bazel
 from tuning_codegen.clirun import run_command
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, InputError, InputErrors
-from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
+from tuning_codegen.flags import (
+    BAZEL,
+    FLAGS,
+    REGISTRY,
+    SINGLE,
+    Flag,
+    Request,
+    hook_mode,
+    split,
+)
 from tuning_codegen.report import REPORTERS, Reporter
 from tuning_codegen.run import run_registry, run_single
-from tuning_codegen.single import (
-    SINGLE_FLAGS,
-    NameValue,
-    check_single_flags,
-    single_table,
-)
+from tuning_codegen.single import SINGLE_FLAGS, NameValue, single_table
 from tuning_codegen.textio import read_text
 
 PROG = "tuning-codegen"
@@ -56,173 +61,106 @@ Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input,
 """
 
 
+def _click_option(flag: Flag) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """The click option of one row of ``FLAGS``."""
+    settings: dict[str, Any] = {"help": flag.help}
+    if flag.kind == "switch":
+        settings["is_flag"] = True
+    elif flag.kind == "choice":
+        settings.update(type=click.Choice(flag.choices), default=flag.default)
+    else:
+        settings.update(metavar=flag.metavar, default=flag.default)
+        settings["multiple"] = flag.kind == "repeat"
+        if flag.field in TYPES:
+            settings["type"] = TYPES[flag.field]
+    if flag.show_default:
+        settings["show_default"] = flag.show_default
+    return click.option(*flag.names, flag.field, **settings)
+
+
+def with_flags(function: Callable[..., int]) -> Callable[..., int]:
+    """``function`` with every option of ``FLAGS``, in the table's order."""
+    for flag in reversed(FLAGS):
+        function = _click_option(flag)(function)
+    return function
+
+
+TYPES: dict[str, click.ParamType] = {"variants": NameValue()}
+
+
 @click.command(
     name=PROG,
     epilog=EPILOG,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 80},
 )
 @click.version_option(package_name="kprofile", prog_name=PROG)
 @click.argument("files", nargs=-1, type=click.Path())
-@click.option(
-    "--check",
-    is_flag=True,
-    help="Write nothing; print a diff and exit 1 if a region is stale.",
-)
-@click.option(
-    "--config",
-    "config",
-    metavar="PATH",
-    help="Registry file (default: .tuning-codegen.yaml, searched upwards to the git "
-    "root).",
-)
-@click.option(
-    "--table",
-    "table_names",
-    metavar="NAME",
-    multiple=True,
-    help="Only this table (repeatable).",
-)
-@click.option(
-    "--since",
-    metavar="REF",
-    help="Only tables whose files changed between REF and the working tree "
-    "(e.g. origin/main).",
-)
-@click.option(
-    "--list",
-    "list_tables",
-    is_flag=True,
-    help="Print every table with its target and status (fresh, stale, error); "
-    "exit 2 on an error, and with --check 1 if one is stale.",
-)
-@click.option(
-    "--manifest", metavar="PATH", help="Single-table mode: the manifest YAML."
-)
-@click.option(
-    "--snippet", metavar="PATH", help="Single-table mode: the snippet template."
-)
-@click.option(
-    "--snippet-variant",
-    "variants",
-    type=NameValue(),
-    metavar="NAME=PATH",
-    multiple=True,
-    help="Single-table mode: a snippet for entries with _template: NAME (repeatable).",
-)
-@click.option(
-    "--target", metavar="PATH", help="Single-table mode: the file holding the region."
-)
-@click.option(
-    "--begin-marker",
-    metavar="TEXT",
-    help="Single-table mode: text of the line before the region.",
-)
-@click.option(
-    "--end-marker",
-    metavar="TEXT",
-    help="Single-table mode: text of the line after the region.",
-)
-@click.option(
-    "--source-label",
-    metavar="TEXT",
-    help="Single-table mode: name in the provenance comment (default: the "
-    "manifest's file name).",
-)
-@click.option(
-    "--indent",
-    default=DEFAULT_INDENT,
-    show_default="8 spaces",
-    help="Single-table mode: indent of the generated lines.",
-)
-@click.option(
-    "--language",
-    type=click.Choice(sorted(LANGUAGES)),
-    default="mojo",
-    show_default=True,
-    help="Single-table mode: comment prefix and boolean/null literals.",
-)
-@click.option(
-    "--hook",
-    is_flag=True,
-    help="Pre-commit mode: only tables the FILES touch (none given: none), and fail "
-    "if a registered file is not in the commit (the index).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(REPORTERS)),
-    default="text",
-    show_default=True,
-    help="github: also print a GitHub Actions ::error command for each stale "
-    "region and each error, so a pull request shows it on its line. json: one "
-    "document on stdout (tables, status, diffs, errors with path and line).",
-)
-@click.option(
-    "--import-bazel",
-    metavar="BUILD_FILE",
-    help="Print a .tuning-codegen.yaml holding every codegen test rule of this "
-    "Bazel BUILD file (parsed, never run); save it at the workspace root.",
-)
-def command(
-    files: tuple[str, ...],
-    check: bool,
-    config: str | None,
-    table_names: tuple[str, ...],
-    since: str | None,
-    list_tables: bool,
-    manifest: str | None,
-    snippet: str | None,
-    variants: tuple[tuple[str, str], ...],
-    target: str | None,
-    begin_marker: str | None,
-    end_marker: str | None,
-    source_label: str | None,
-    indent: str,
-    language: str,
-    hook: bool,
-    fmt: str,
-    import_bazel: str | None,
-) -> int:
+@with_flags
+def command(**fields: Any) -> int:
     """Render tuning manifests through snippets into the marked regions of source
     files."""
+    fields["files"] = tuple(fields["files"])
+    return dispatch(Request(**fields))
+
+
+def dispatch(request: Request) -> int:
+    """Run the mode the request's flags choose."""
     enter_build_working_directory()
-    registry_flags = ("--config", "--since", "--table", "--list", "FILES", "--hook")
-    used = (config, since, table_names, list_tables, files, hook)
-    registry_used = [f for f, on in zip(registry_flags, used) if on]
-    single = (manifest, snippet, target, begin_marker, end_marker)
-    given = {k: v for k, v in zip(SINGLE_FLAGS, single) if v is not None}
-    if import_bazel is not None:
-        extra = [f for f, on in (("--check", check), ("--snippet-variant", variants),
-                                 ("--source-label", source_label)) if on]  # fmt: skip
-        return print_imported_registry(import_bazel, [*registry_used, *given, *extra])
-    reporter = REPORTERS[fmt]()
-    if given or variants or source_label:
-        check_single_flags(given, registry_used)
+    mode = chosen_mode(request)
+    if mode == BAZEL:
+        assert request.import_bazel is not None
+        return print_imported_registry(request.import_bazel)
+    reporter = REPORTERS[request.fmt](quiet=request.quiet)
+    if mode == SINGLE:
+        return reported(reporter, lambda: _one_table(request, reporter))
+    return reported(reporter, lambda: run_registry(request, os.getcwd(), reporter))
 
-        def one_table() -> int:
-            table = single_table(
-                **given, source_label=source_label, variants=variants,
-                indent=indent, language=language,
-            )  # fmt: skip
-            return run_single(table, check=check, reporter=reporter)
 
-        return reported(reporter, one_table)
-    if hook and (since or list_tables):
+def chosen_mode(request: Request) -> str:
+    """The mode of ``request`` (``BAZEL``, ``SINGLE`` or ``REGISTRY``), after refusing
+    every flag the mode does not admit."""
+    given = request.given()
+    names = [f.long for f in given] + (["FILES"] if request.files else [])
+    groups = {f.long: f.group for f in given}
+    if request.import_bazel is not None:
+        others = [n for n in names if n != "--import-bazel"]
+        if others:
+            raise click.UsageError(
+                f"--import-bazel cannot be combined with {others[0]}"
+            )
+        return BAZEL
+    if any(group == SINGLE for group in groups.values()):
+        registry = [n for n in names if n == "FILES" or groups.get(n) == REGISTRY]
+        if registry:
+            raise click.UsageError(
+                f"{registry[0]} cannot be combined with single-table flags "
+                "(--manifest ...)"
+            )
+        missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS
+                   if getattr(request, k) is None]  # fmt: skip
+        if missing:
+            raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")
+        return SINGLE
+    if request.hook and (request.since or request.list_tables):
         raise click.UsageError("--hook cannot be combined with --since or --list")
-    return reported(
-        reporter,
-        lambda: run_registry(
-            config=config,
-            table_names=table_names,
-            since=since,
-            files=files,
-            check=check,
-            list_only=list_tables,
-            cwd=os.getcwd(),
-            hook=hook,
-            reporter=reporter,
-        ),  # fmt: skip
+    return REGISTRY
+
+
+def _one_table(request: Request, reporter: Reporter) -> int:
+    assert request.manifest and request.snippet and request.target
+    assert request.begin_marker is not None and request.end_marker is not None
+    table = single_table(
+        manifest=request.manifest,
+        snippet=request.snippet,
+        target=request.target,
+        begin_marker=request.begin_marker,
+        end_marker=request.end_marker,
+        source_label=request.source_label,
+        variants=request.variants,
+        indent=request.indent,
+        language=request.language,
     )
+    return run_single(table, check=request.check, reporter=reporter)
 
 
 def reported(reporter: Reporter, run: Callable[[], int]) -> int:
@@ -253,15 +191,18 @@ def enter_build_working_directory() -> None:
         ) from None
 
 
-def print_imported_registry(build_file: str, others: Sequence[str]) -> int:
+def print_imported_registry(build_file: str) -> int:
     """``--import-bazel``: the registry on stdout; nothing else is read or written."""
-    if others:
-        name = others[0] if others[0].startswith(("--", "FILES")) else f"--{others[0]}"
-        raise click.UsageError(f"--import-bazel cannot be combined with {name}")
     sys.stdout.write(import_bazel(read_text(build_file), build_file))
     return EXIT_OK
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """The command under the error policy both console scripts share."""
-    return run_command(command, argv, PROG)
+    """The command under the error policy both console scripts share. A hook's
+    command line is split first (``flags.split``): click then reads its file names
+    after a ``--``, so none of them can be taken for an option."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if hook_mode(args):
+        options, files = split(args, hook=True)
+        args = [*options, "--", *files]
+    return run_command(command, args, PROG)

@@ -172,7 +172,7 @@ def _plan(
     return updates
 
 
-def _markers(tables: Sequence[Table]) -> list[Markers]:
+def markers_of(tables: Sequence[Table]) -> list[Markers]:
     return [
         Markers(t.name, t.begin_marker, t.end_marker, t.language.comment)
         for t in tables
@@ -191,7 +191,7 @@ def _plan_target(
     old, regions = "", []
     try:
         old = files.text(shown)
-        regions = locate(old, _markers(everyone), shown)
+        regions = locate(old, markers_of(everyone), shown)
     except InputErrors as exc:
         located.extend(exc.errors)
     except InputError as exc:
@@ -215,7 +215,7 @@ def _plan_target(
             old,
             regions,
             insides,
-            _markers(everyone),
+            markers_of(everyone),
             formatter,
             _format_target(shown, real),
         )
@@ -246,7 +246,7 @@ def _format_target(shown: str, real: str) -> Target:
 def check_regions_intact(new: str, tables: list[Table], shown: str) -> None:
     """The last guard before anything is written: the new text has every region."""
     try:
-        locate(new, _markers(tables), shown)
+        locate(new, markers_of(tables), shown)
     except InputErrors as exc:
         raise InputErrors(
             InputError(

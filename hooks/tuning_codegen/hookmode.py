@@ -1,65 +1,86 @@
-"""``--hook``: the hook judges the commit, not the working tree.
+"""``--hook``: the hook judges the commit, and the commit is the index.
 
-pre-commit passes a hook the files a commit adds or modifies, never the ones it
-deletes, and with ``always_run: true`` runs the hook even when no file matches. A
-commit must contain every file its registry names (the registry, and each table's
-manifest, snippets and target), so before anything is regenerated each of them must be
-**in the index**, which is what the commit will hold, not only on disk:
+Whatever runs the hook (pre-commit, a plain ``.git/hooks/pre-commit``, lefthook,
+``git commit -- PATH`` with its temporary index), the verdict is the same: the registry
+and every file a table reads are taken **from the index** (their staged blobs), never
+from the working tree, which may hold unstaged edits, a target marked assume-unchanged
+or a name only marked ``git add -N``. Before anything is regenerated, a commit must
+contain every file its registry names (the registry, and each table's manifest,
+snippets and target):
 
-- tracked, at stage 0 or as a merge conflict's stages (git itself refuses to commit
-  those); a skip-worktree entry of a sparse checkout counts, though its file is not on
-  disk, until a table the commit touches needs to read it;
+- at stage 0 (a merge conflict is refused: resolve it and ``git add`` it); a
+  skip-worktree entry of a sparse checkout counts, though its file is not on disk;
+- with content (not only marked ``git add -N``);
 - not inside a git submodule or another repository nested in this one, which a commit
-  of this repository cannot contain (the hook would rewrite a target there and commit
-  the stale state).
+  of this repository cannot contain;
+- and every symbolic link on the way (the file itself, or a folder above it) in the
+  commit too, pointing where the working tree's link points.
 
-One ``git ls-files`` per run answers it (a second git call only words an error), and
-outside a git repository there is nothing to judge. Every problem is one line naming
-the path, what it is for, and what to do.
+One ``git ls-files`` answers it (another git call only words an error), and outside a
+git repository there is nothing to judge: the working tree is read. Every problem is
+one line naming the path, what it is for, and what to do.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.gitcmd import git_output, names
-from tuning_codegen.paths import (
-    REGISTRY_NAME,
-    RealPaths,
-    find_git_root,
-    parents,
-    short_path,
+from tuning_codegen.paths import REGISTRY_NAME, find_git_root, parents, short_path
+from tuning_codegen.registry import (
+    Registry,
+    find_registry,
+    load_registry,
+    parse_registry,
+    tables_touching,
 )
-from tuning_codegen.registry import Registry, tables_touching
+from tuning_codegen.staged import (
+    EMPTY_BLOBS,
+    FEATURE,
+    GITLINK,
+    SYMLINK,
+    Entry,
+    index_entries,
+    intent_to_add,
+    read_blobs,
+    staged_names,
+)
 from tuning_codegen.table import Table
+from tuning_codegen.textio import decode_utf8, read_text
 
-FEATURE = "--hook"
-LS_FILES = ("--literal-pathspecs", "ls-files", "-z", "--stage", "-t", "--")
 DIFF_DELETED = (
     "--literal-pathspecs", "diff", "--cached", "--name-only", "--no-renames", "-z",
     "--diff-filter=D",
 )  # fmt: skip
-GITLINK = "160000"
-SKIP_WORKTREE = "S"
-
-
-class Entry(NamedTuple):
-    """A path's entry in the index (``git ls-files --stage -t``)."""
-
-    tag: str  # H: cached, S: skip-worktree, M: unmerged, ...
-    mode: str  # 100644, 120000 (a symbolic link), 160000 (a submodule), ...
+MAX_LINKS = 40  # symbolic links followed on the way to one file, as the kernel does
 
 
 class _Check(NamedTuple):
     """One path to find in the index: the registered path as the user reads it, its
-    spelling relative to the repository root, and its role in the registry."""
+    name relative to the repository root (of the file it reads, or of a symbolic
+    link on its way: ``link``), and its role in the registry."""
 
     shown: str
     name: str
     role: str
+    link: bool = False
+
+
+class Commit(NamedTuple):
+    """What a hook run judges: the registry as the commit holds it, and the index
+    entry of every registered file (by its name relative to ``root``)."""
+
+    registry: Registry
+    root: str  # "" outside a git repository: nothing to judge, the working tree
+    entries: Mapping[str, Entry]
+    absent: frozenset[str]  # registered paths outside a sparse checkout (as shown)
+
+    def name(self, path: str) -> str:
+        """The index name of the file a registered path reads."""
+        return _relative(self.registry.real_path(path), self.root)
 
 
 def registered_paths(registry: Registry) -> dict[str, str]:
@@ -77,57 +98,163 @@ def registered_paths(registry: Registry) -> dict[str, str]:
     return uses
 
 
+def open_commit(config: str | None, cwd: str) -> Commit | None:
+    """The registry the commit holds (``--config``, else the one found from ``cwd``
+    up to the repository's root) with every registered file checked to be in the
+    commit; None when there is no registry at all."""
+    start = os.path.realpath(cwd)
+    root = find_git_root(start)
+    path = config if config is not None else _found_registry(start, root)
+    if path is None:
+        return None
+    if root is None or not _inside(os.path.realpath(path), root):
+        return Commit(load_registry(path), "", {}, frozenset())
+    registry = parse_registry(_staged_registry(path, root), path)
+    entries, absent = check_commit(registry, root)
+    return Commit(registry, root, entries, absent)
+
+
+def _found_registry(start: str, root: str | None) -> str | None:
+    """The registry on disk from ``start`` up; else one the index holds (deleted from
+    the working tree only, the commit still has it)."""
+    found = find_registry(start)
+    if found is not None or root is None:
+        return None if found is None else short_path(found)
+    candidates = {}
+    for folder in parents(start):
+        candidates[_relative(os.path.join(folder, REGISTRY_NAME), root)] = folder
+        if folder == root:
+            break
+    held = index_entries(root, sorted(candidates))
+    for name, folder in candidates.items():
+        if name in held:
+            return short_path(os.path.join(folder, REGISTRY_NAME))
+    return None
+
+
+def _staged_registry(path: str, root: str) -> str:
+    """The registry's text as staged; the working tree's if it is not in the index
+    (the check of the commit then says so)."""
+    name = _relative(os.path.realpath(path), root)
+    entry = _stage_zero(index_entries(root, [name]).get(name, []))
+    if entry is None or entry.mode == SYMLINK:
+        return read_text(path)
+    data = read_blobs(root, [entry.oid], {entry.oid: path})[entry.oid]
+    return decode_utf8(data, path)
+
+
+def _stage_zero(entries: Sequence[Entry]) -> Entry | None:
+    return next((e for e in entries if e.stage == 0), None)
+
+
+def _relative(path: str, root: str) -> str:
+    below = root.rstrip(os.sep) + os.sep
+    name = path[len(below) :] if path.startswith(below) else path
+    return name.replace(os.sep, "/")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def hook_tables(
-    registry: Registry, tables: Iterable[Table], files: Sequence[str]
+    commit: Commit, tables: Iterable[Table], files: Sequence[str]
 ) -> list[Table]:
-    """The tables a hook run handles, those of ``tables`` that ``files`` touch, once
-    every registered file is known to be in the commit."""
-    absent = check_commit(registry)
-    touched = tables_touching(registry, tables, {os.path.abspath(f) for f in files})
-    _refuse_sparse(touched, absent)
-    return touched
+    """The tables a hook run handles: those of ``tables`` that ``files`` touch, or,
+    given no file names, those the staged changes touch (never none by default)."""
+    if files or not commit.root:
+        changed = {os.path.abspath(f) for f in files}
+    else:
+        root = commit.root
+        changed = {os.path.join(root, name) for name in staged_names(root)}
+    return tables_touching(commit.registry, tables, changed)
 
 
-def check_commit(registry: Registry) -> set[str]:
-    """Refuse a registered file the commit does not contain; the registered paths
-    that are skip-worktree entries absent from disk (a sparse checkout's)."""
-    root = registry.root
-    if not os.path.lexists(os.path.join(root, ".git")):
-        return set()
-    checks = _checks(registry, os.path.realpath(root))
+def check_commit(registry: Registry, root: str) -> tuple[dict[str, Entry], frozenset]:
+    """Refuse a registered file the commit does not hold; each registered file's
+    index entry, and the registered paths outside a sparse checkout."""
+    checks = _checks(registry, root)
     nested = _nested_repositories(root, checks)
     holders = sorted(set(nested.values()))
-    entries = _index_entries(root, [*_pathspecs(c.name for c in checks), *holders])
+    found = index_entries(root, [*_pathspecs(c.name for c in checks), *holders])
     errors = [
-        _inside_repository(check, registry, nested[check.name], entries)
+        _inside_repository(check, registry, nested[check.name], found)
         for check in checks
         if check.name in nested
     ]
-    missing = [c for c in checks if c.name not in nested and c.name not in entries]
+    missing = [c for c in checks if c.name not in nested and c.name not in found]
     if missing:
         errors += _not_in_index(missing, registry, root)
+    present = [c for c in checks if c.name not in nested and c.name in found]
+    errors += _unusable(present, found, registry, root)
     if errors:
         raise InputErrors(errors)
-    return {
+    entries = {c.name: e for c in present if (e := _stage_zero(found[c.name]))}
+    absent = frozenset(
         check.shown
-        for check in checks
-        if entries[check.name].tag == SKIP_WORKTREE
+        for check in present
+        if entries[check.name].skip_worktree
         and not os.path.lexists(os.path.join(root, check.name))
-    }
+    )
+    return entries, absent
 
 
 def _checks(registry: Registry, root: str) -> list[_Check]:
-    """Each registered path, by the name of the file it reads (symbolic links
-    followed) and, when it is a link itself, by the link's own name too."""
+    """Each registered path by the name of the file it reads (symbolic links
+    followed), and each symbolic link on the way by its own name."""
     checks = []
-    folders = RealPaths()
-    below = root.rstrip(os.sep) + os.sep
+    links = _Links(root)
     for path, role in registered_paths(registry).items():
-        link = folders.folder_resolved(path)
-        for spelling in sorted({link, registry.real_path(path)}):
-            name = spelling[len(below) :] if spelling.startswith(below) else spelling
-            checks.append(_Check(path, name.replace(os.sep, "/"), role))
+        read = _relative(registry.real_path(path), root)
+        checks.append(_Check(path, read, role))
+        for name in links.on_the_way(path):
+            if name != read:
+                checks.append(_Check(path, name, role, link=True))
     return checks
+
+
+class _Links:
+    """The symbolic links a path goes through below the root: the names the commit
+    must hold as links too (each name looked at once per run)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.is_link: dict[str, bool] = {}
+
+    def on_the_way(self, path: str) -> list[str]:
+        absolute = os.path.abspath(path)
+        if not _inside(absolute, self.root):
+            return []
+        queue = _relative(absolute, self.root).split("/")
+        current: str = self.root
+        found: list[str] = []
+        while queue:
+            part = queue.pop(0)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                current = os.path.dirname(current)
+                if not _inside(current, self.root):
+                    break
+                continue
+            here = os.path.join(current, part)
+            if len(found) >= MAX_LINKS or not self._link(here):
+                current = here
+                continue
+            found.append(_relative(here, self.root))
+            pointed = os.path.normpath(os.path.join(current, os.readlink(here)))
+            if not _inside(pointed, self.root):
+                break  # the registry refuses a path resolving outside the repository
+            current, queue = (
+                self.root,
+                [*_relative(pointed, self.root).split("/"), *queue],
+            )
+        return found
+
+    def _link(self, path: str) -> bool:
+        if path not in self.is_link:
+            self.is_link[path] = os.path.islink(path)
+        return self.is_link[path]
 
 
 def _pathspecs(checked: Iterable[str]) -> list[str]:
@@ -148,8 +275,7 @@ def _nested_repositories(root: str, checks: Sequence[_Check]) -> dict[str, str]:
     known: dict[str, str | None] = {}
     nested = {}
     for check in checks:
-        folder = os.path.dirname(check.name)
-        holder = _holder(root, folder, known)
+        holder = _holder(root, os.path.dirname(check.name), known)
         if holder is not None:
             nested[check.name] = holder
     return nested
@@ -167,24 +293,13 @@ def _holder(root: str, folder: str, known: dict[str, str | None]) -> str | None:
     return known[folder]
 
 
-def _index_entries(root: str, checked: Sequence[str]) -> dict[str, Entry]:
-    """Each of ``checked`` the index holds (every stage of a conflict is one)."""
-    out = git_output([*LS_FILES, *checked], root, feature=FEATURE)
-    entries = {}
-    for record in out.split(b"\0"):
-        head, tab, name = record.partition(b"\t")
-        fields = head.split(b" ")
-        if tab and len(fields) == 4:
-            tag, mode = fields[0].decode(), fields[1].decode()
-            entries[os.fsdecode(name)] = Entry(tag, mode)
-    return entries
-
-
 def _inside_repository(
-    check: _Check, registry: Registry, holder: str, entries: dict[str, Entry]
+    check: _Check, registry: Registry, holder: str, found: Mapping[str, list[Entry]]
 ) -> InputError:
-    entry = entries.get(holder)
-    kind = "git submodule" if entry and entry.mode == GITLINK else "git repository"
+    entries = found.get(holder, [])
+    kind = (
+        "git submodule" if any(e.mode == GITLINK for e in entries) else "git repository"
+    )
     return InputError(
         check.shown,
         f"inside the {kind} '{holder}', but it is {check.role} in {registry.path}: "
@@ -213,6 +328,12 @@ def _not_in_index(
                 f"{what} in this commit, but it is {use}; restore it, or change the "
                 "registry in the same commit"
             )
+        elif on_disk and check.link:
+            message = (
+                f"reached through the symbolic link '{check.name}', which is "
+                f"untracked, but it is {use}, so the commit would not hold the way to "
+                f"it: git add {check.name}"
+            )
         elif on_disk:
             message = f"untracked, but it is {use}, so the commit would not hold it: "
             message += "git add it"
@@ -223,29 +344,85 @@ def _not_in_index(
     return errors
 
 
-def _submodules_above(checked: Sequence[str], root: str) -> dict[str, Entry]:
+def _submodules_above(checked: Sequence[str], root: str) -> dict[str, list[Entry]]:
     """The submodules (gitlinks) of the index among the folders above ``checked``."""
     folders = {p for name in checked for p in parents(name)[1:] if p}
     if not folders:
         return {}
-    entries = _index_entries(root, sorted(folders))
-    return {name: e for name, e in entries.items() if e.mode == GITLINK}
+    found = index_entries(root, sorted(folders))
+    return {
+        name: entries
+        for name, entries in found.items()
+        if any(e.mode == GITLINK for e in entries)
+    }
 
 
-def _refuse_sparse(tables: Sequence[Table], absent: set[str]) -> None:
-    """A table the commit touches reads or writes files: they must be on disk."""
-    errors = [
+def _unusable(
+    present: Sequence[_Check],
+    found: Mapping[str, list[Entry]],
+    registry: Registry,
+    root: str,
+) -> list[InputError]:
+    """Entries the commit holds but cannot give: a merge conflict, a name only marked
+    ``git add -N``, a symbolic link other than the working tree's."""
+    errors = []
+    empty = []
+    links = []
+    for check in present:
+        entry = _stage_zero(found[check.name])
+        use = f"{check.role} in {registry.path}"
+        if entry is None:
+            errors.append(
+                InputError(
+                    check.shown,
+                    f"unmerged (a merge conflict), but it is {use}: resolve the "
+                    "conflict and git add it",
+                )
+            )
+        elif entry.oid in EMPTY_BLOBS:
+            empty.append(check)
+        elif entry.mode == SYMLINK:
+            links.append((check, entry))
+    marked = intent_to_add(root, sorted({c.name for c in empty}))
+    errors += [
         InputError(
-            path,
-            f"outside the sparse checkout, but table '{table.name}' needs it to "
-            "regenerate; add its folder with git sparse-checkout add",
+            check.shown,
+            f"only marked with git add -N (intent to add), but it is "
+            f"{check.role} in {registry.path}, so the commit would not hold it: "
+            "git add it",
         )
-        for table in tables
-        for path in table.inputs()
-        if path in absent
+        for check in empty
+        if check.name in marked
     ]
-    if errors:
-        raise InputErrors(errors)
+    return errors + _links_differ(links, registry, root)
+
+
+def _links_differ(
+    links: Sequence[tuple[_Check, Entry]], registry: Registry, root: str
+) -> list[InputError]:
+    """A symbolic link the commit holds must point where the working tree's does:
+    the working tree is where the target is written."""
+    if not links:
+        return []
+    shown = {entry.oid: check.shown for check, entry in links}
+    blobs = read_blobs(root, [entry.oid for _, entry in links], shown)
+    errors = []
+    for check, entry in links:
+        try:
+            here = os.readlink(os.path.join(root, check.name))
+        except OSError:
+            here = None
+        staged = os.fsdecode(blobs[entry.oid])
+        if here != staged:
+            errors.append(
+                InputError(
+                    check.shown,
+                    f"the symbolic link '{check.name}' points to {staged!r} in the "
+                    f"commit but to {here!r} in the working tree, and it is "
+                    f"{check.role} in {registry.path}: git add it, or restore it",
+                )
+            )
+    return errors
 
 
 def refuse_deleted_registry(cwd: str) -> None:
@@ -267,3 +444,30 @@ def refuse_deleted_registry(cwd: str) -> None:
             )
         if folder == root:
             break
+
+
+class IndexFiles:
+    """The ``generate.Files`` of a hook run: every registered file as staged, read in
+    one ``git cat-file`` (``prefetch``) and decoded as a file is."""
+
+    def __init__(self, commit: Commit) -> None:
+        self.commit = commit
+        self._texts: dict[str, str] = {}
+
+    def prefetch(self, tables: Iterable[Table]) -> None:
+        paths = sorted({p for t in tables for p in t.inputs()})
+        oids = {}
+        for path in paths:
+            entry = self.commit.entries.get(self.commit.name(path))
+            if entry is not None:
+                oids[entry.oid] = path
+        blobs = read_blobs(self.commit.root, oids, oids)
+        for path in paths:
+            entry = self.commit.entries.get(self.commit.name(path))
+            if entry is not None and path not in self._texts:
+                self._texts[path] = decode_utf8(blobs[entry.oid], path)
+
+    def text(self, path: str) -> str:
+        if path not in self._texts:  # prefetch read every file a table names
+            raise InputError(path, f"{FEATURE}: not a file of the commit")
+        return self._texts[path]

@@ -74,12 +74,16 @@ def diff_text(update: TargetUpdate, diffs: Diffs) -> str:
 
 
 class TextReporter:
-    """``--format text``: what tuning-codegen prints by default."""
+    """``--format text``: what tuning-codegen prints by default; ``quiet``: only the
+    line that says regions are stale (errors and warnings go to stderr anyway)."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, *, quiet: bool = False) -> None:
         self.out = out or sys.stdout
+        self.quiet = quiet
 
     def written(self, updates: Sequence[TargetUpdate], shown: Shown) -> None:
+        if self.quiet:
+            return
         for update in updates:
             if update.stale:
                 names = ", ".join(t.name for t in update.stale_tables)
@@ -94,7 +98,7 @@ class TextReporter:
         if not stale:
             return
         self.stale_regions(stale)
-        for update in stale:
+        for update in stale if not self.quiet else ():
             self.out.write(diff_text(update, diffs))
         regions = sum(len(u.stale_tables) for u in stale)
         self.out.write(
@@ -105,6 +109,35 @@ class TextReporter:
 
     def stale_regions(self, stale: Sequence[TargetUpdate]) -> None:
         """Before the diffs: nothing in plain text."""
+
+    def restaged(
+        self,
+        written: Sequence[TargetUpdate],
+        unstaged: Sequence[TargetUpdate],
+        shown: Shown,
+    ) -> None:
+        """A hook run that found the commit stale: what it rewrote in the working
+        tree, what was regenerated there already, and what to do."""
+        stale = [*written, *unstaged]
+        if not stale:
+            return
+        self.stale_regions(stale)
+        self.written(written, shown)
+        if not self.quiet:
+            for update in unstaged:
+                names = ", ".join(t.name for t in update.stale_tables)
+                path = quote_path(shown(update.path))
+                self.out.write(
+                    f"{path}: regenerated in the working tree but not staged "
+                    f"(tables: {names})\n"
+                )
+        regions = sum(len(u.stale_tables) for u in stale)
+        paths = " ".join(quote_path(shown(u.path)) for u in stale)
+        self.out.write(
+            f"{plural(regions, 'stale region')} in the commit; git add {paths} and "
+            "commit again\n"
+        )
+        self.out.flush()
 
     def listed(self, rows: Sequence[Row]) -> None:
         if not rows:
@@ -135,9 +168,10 @@ class GithubReporter(TextReporter):
 
 
 class JsonReporter:
-    """``--format json``: one document, printed when the exit code is known."""
+    """``--format json``: one document, printed when the exit code is known
+    (``quiet`` changes nothing: a document is for a program)."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, *, quiet: bool = False) -> None:
         self.out = out or sys.stdout
         self.tables: list[dict[str, Any]] = []
         self.files: list[dict[str, Any]] = []
@@ -178,6 +212,15 @@ class JsonReporter:
                     record["diff"] = diff_text(update, diffs)
                 self.files.append(record)
 
+    def restaged(
+        self,
+        written: Sequence[TargetUpdate],
+        unstaged: Sequence[TargetUpdate],
+        shown: Shown,
+    ) -> None:
+        self._updates(written, shown, "regenerated", None)
+        self._updates(unstaged, shown, "not staged", None)
+
     def listed(self, rows: Sequence[Row]) -> None:
         for row in rows:
             record: dict[str, Any] = {"name": row.name, "target": row.target}
@@ -211,7 +254,7 @@ def _error(error: InputError) -> dict[str, Any]:
 
 
 Reporter = TextReporter | JsonReporter
-REPORTERS: dict[str, Callable[[], Reporter]] = {
+REPORTERS: dict[str, Callable[..., Reporter]] = {
     "text": TextReporter,
     "github": GithubReporter,
     "json": JsonReporter,

@@ -18,8 +18,10 @@ from tuning_codegen.errors import (
     InputErrors,
     quote_path,
 )
+from tuning_codegen.flags import Request
 from tuning_codegen.generate import plan, regenerate
-from tuning_codegen.hookmode import hook_tables, refuse_deleted_registry
+from tuning_codegen.hookmode import open_commit, refuse_deleted_registry
+from tuning_codegen.hookrun import run_hook
 from tuning_codegen.paths import REGISTRY_NAME
 from tuning_codegen.registry import (
     Registry,
@@ -37,46 +39,69 @@ def run_single(table: Table, *, check: bool, reporter: Reporter) -> int:
     return _run([table], (), check=check, diffs=diffs, shown=str, reporter=reporter)
 
 
-def run_registry(
-    *,
-    config: str | None,
-    table_names: Sequence[str],
-    since: str | None,
-    files: Sequence[str],
-    check: bool,
-    list_only: bool,
-    cwd: str,
-    hook: bool,
-    reporter: Reporter,
-) -> int:
-    """Registry mode; ``hook``: only tables ``files`` touch (none given: none), once
-    every registered file is known to be in the commit (``tuning_codegen.hookmode``)."""
-    registry = open_registry(config, cwd, hook=hook)
-    tables = _select_by_name(registry, table_names)
-    if since is not None:
-        tables = tables_touching(registry, tables, changed_since(since, registry.root))
-    if hook:
-        tables = hook_tables(registry, tables, files)
-    elif files:
-        _check_registered(registry, files)
-        tables = tables_touching(registry, tables, {os.path.abspath(f) for f in files})
+def run_registry(request: Request, cwd: str, reporter: Reporter) -> int:
+    """Registry mode; with ``--hook``, the commit judged (``tuning_codegen.hookrun``):
+    only the tables its changes touch, every file read from the index."""
+    if request.hook:
+        return _run_hook(request, cwd, reporter)
+    registry = open_registry(request.config, cwd)
+    tables = _select_by_name(registry, request.tables)
+    if request.since is not None:
+        changed = changed_since(request.since, registry.root)
+        tables = tables_touching(registry, tables, changed)
+    if request.files:
+        _check_registered(registry, request.files)
+        changed = {os.path.abspath(f) for f in request.files}
+        tables = tables_touching(registry, tables, changed)
     shown = _shown_from(cwd)
-    if list_only:
-        return _list(tables, registry.tables, shown, check=check, reporter=reporter)
-
-    def label(path: str) -> tuple[str, str]:
-        rel = _relative(path, registry.root)
-        return f"a/{rel}", f"b/{rel}"
-
+    if request.list_tables:
+        return _list(tables, registry.tables, shown, check=request.check,
+                     reporter=reporter)  # fmt: skip
     return _run(
         tables,
         registry.tables,
-        check=check,
-        diffs=Diffs(label, git_style=True),
+        check=request.check,
+        diffs=_repository_diffs(registry.root),
         shown=shown,
         real_of=registry.real_path,
         reporter=reporter,
     )
+
+
+def _run_hook(request: Request, cwd: str, reporter: Reporter) -> int:
+    commit = open_commit(request.config, cwd)
+    if commit is None:
+        refuse_deleted_registry(cwd)
+        raise _no_registry(cwd)
+    registry = commit.registry
+    tables = _select_by_name(registry, request.tables)
+    shown = _shown_from(cwd)
+    if not commit.root:  # outside a git repository: the working tree is all there is
+        tables = tables_touching(
+            registry, tables, {os.path.abspath(f) for f in request.files}
+        )
+        return _run(tables, registry.tables, check=request.check,
+                    diffs=_repository_diffs(registry.root), shown=shown,
+                    real_of=registry.real_path, reporter=reporter)  # fmt: skip
+    return run_hook(
+        commit,
+        tables,
+        request,
+        diffs=_repository_diffs(commit.root),
+        shown=shown,
+        reporter=reporter,
+    )
+
+
+def _repository_diffs(root: str) -> Diffs:
+    """Diffs labelled as git labels them: ``a/PATH`` and ``b/PATH``, PATH from the
+    repository's root."""
+
+    def label(path: str) -> tuple[str, str]:
+        rel = _relative(path, root)
+        return f"a/{rel}", f"b/{rel}"
+
+    return Diffs(label, git_style=True)
 
 
 def _check_registered(registry: Registry, files: Sequence[str]) -> None:
@@ -95,13 +120,15 @@ def _check_registered(registry: Registry, files: Sequence[str]) -> None:
         )
 
 
-def open_registry(config: str | None, cwd: str, *, hook: bool) -> Registry:
+def open_registry(config: str | None, cwd: str) -> Registry:
     registry = discover_registry(config, cwd)
-    if registry is not None:
-        return registry
-    if hook:
-        refuse_deleted_registry(cwd)
-    raise InputError(
+    if registry is None:
+        raise _no_registry(cwd)
+    return registry
+
+
+def _no_registry(cwd: str) -> InputError:
+    return InputError(
         cwd,
         f"no {REGISTRY_NAME} found here or in a parent folder up to the git root; "
         "create one, pass --config, or use the single-table flags (see --help)",

@@ -72,14 +72,3 @@ def single_table(
     for setting, problem in setting_problems(table):
         raise InputError(SETTING_FLAGS[setting], problem)
     return table
-
-
-def check_single_flags(given: dict[str, str], registry_flags: list[str]) -> None:
-    if registry_flags:
-        raise click.UsageError(
-            f"{registry_flags[0]} cannot be combined with single-table flags "
-            "(--manifest ...)"
-        )
-    missing = [f"--{k.replace('_', '-')}" for k in SINGLE_FLAGS if k not in given]
-    if missing:
-        raise click.UsageError(f"single-table mode also needs {', '.join(missing)}")

@@ -143,15 +143,24 @@ def test_a_sparse_checkout_commits(codegen_repo: Any, pre_commit_home: Path) -> 
     assert hooked.commit("retune small").returncode == 0
 
     codegen_repo.registry.write_text(codegen_repo.registry.read_text() + "# note\n")
-    codegen_repo.git("add", REG)  # every table is touched, kernels/ is needed
-    start, before = hooked.head(), codegen_repo.snapshot()
+    codegen_repo.git("add", REG)  # every table is touched: read from the index
     done = hooked.commit("registry note")
+    assert done.returncode == 0, done.stdout
+    assert "deleted or renamed" not in done.stdout
+
+    staged = codegen_repo.git("show", f"HEAD:{BF16}").replace("N: 2560", "N: 2688")
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=codegen_repo.root, input=staged,
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    codegen_repo.git("update-index", "--cacheinfo", f"100644,{blob},{BF16}")
+    start, before = hooked.head(), codegen_repo.snapshot()
+    done = hooked.commit("retune bf16, outside the cone")
     assert done.returncode != 0 and "- exit code: 2" in done.stdout, done.stdout
     assert (
-        f"{BF16}: error: outside the sparse checkout, but table 'sm100-bf16' needs "
+        f"{MOJO}: error: outside the sparse checkout, but table 'sm100-bf16' needs "
         "it to regenerate; add its folder with git sparse-checkout add\n"
     ) in done.stdout
-    assert "deleted or renamed" not in done.stdout
     assert (hooked.head(), codegen_repo.snapshot()) == (start, before)
 
 
@@ -318,6 +327,7 @@ def test_a_run_touching_no_table_needs_neither_click_nor_the_pipeline(
     assert (code, done.stderr) == ("0", "")
     assert not heavy & set(modules)
     codegen_repo.edit(BF16, "N: 2560", "N: 2688")
+    codegen_repo.git("add", BF16)
     done = subprocess.run(
         [sys.executable, "-c", NO_OP_PROBE, *args[:-1], BF16],
         capture_output=True, text=True, timeout=120,

@@ -140,17 +140,22 @@ def test_an_unstaged_deletion_is_not_part_of_the_commit(
     assert not codegen_repo.path(BF16).exists()  # pre-commit put the deletion back
 
 
-def test_hook_mode_without_files_acts_on_no_table(
+def test_hook_mode_judges_the_staged_changes_and_only_them(
     codegen_repo: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``always_run`` may start the hook with no file at all: nothing to regenerate."""
+    """A plain git hook passes no file names: the hook asks git what is staged. An
+    unstaged edit is not part of the commit, whatever the file names say."""
     codegen_repo.edit(BF16, "N: 2560", "N: 2688")
     before = codegen_repo.snapshot()
     assert main(["--hook"]) == 0
     assert main(["--hook", "--check", "docs/notes.txt"]) == 0
+    assert main(["--hook", "--check", BF16]) == 0  # the commit holds the old BF16
     assert capsys.readouterr() == ("", "")
     assert codegen_repo.snapshot() == before
-    assert main(["--hook", "--check", BF16]) == 1
+    codegen_repo.git("add", BF16)
+    assert main(["--hook", "--check"]) == 1  # no names: what is staged
+    assert "1 stale region in 1 file" in capsys.readouterr().out
+    assert main(["--hook", "--check", "docs/notes.txt"]) == 0  # names: only those
     assert main(["--hook", "--since", "HEAD"]) == 2
     assert capsys.readouterr().err.endswith(
         "tuning-codegen: error: --hook cannot be combined with --since or --list\n"

@@ -49,9 +49,10 @@ def test_published_hooks_are_declared_as_the_issue_asks() -> None:
         # commit time only: what is committed is the index (issue #17)
         assert hook["stages"] == ["pre-commit", "pre-merge-commit", "manual"]
         assert hook["minimum_pre_commit_version"] == "3.2.0"
-    # file names come after "--": a file named --check is a file (issue #17)
-    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen --hook --"
-    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --hook --check --"
+    # no "--" at the end: pre-commit puts a user's args: after the entry, and they
+    # must stay options (the hook tells file names apart itself)
+    assert hooks["tuning-codegen"]["entry"] == "tuning-codegen --hook"
+    assert hooks["tuning-codegen-check"]["entry"] == "tuning-codegen --hook --check"
 
 
 def test_changed_manifest_fails_commit_regenerates_then_passes(
@@ -247,8 +248,10 @@ def test_try_repo_runs_both_published_hooks(
     assert code == 1, output
     assert status_line(output, REGENERATE) == "Failed"
     assert f"regenerated {MOJO} (tables: sm100-bf16)\n" in output
-    # the check hook runs after the regenerate hook, on the rewritten file
-    assert status_line(output, CHECK) == "Passed"
+    # the check hook runs after the regenerate hook: it judges what is staged, and
+    # the rewritten file is not staged yet
+    assert status_line(output, CHECK) == "Failed"
+    assert "1 stale region in 1 file; run tuning-codegen to regenerate\n" in output
     after = repo.snapshot()
     assert {k for k in after if after[k] != before.get(k)} == {MOJO}
     assert b"            N=2688,\n" in after[MOJO]
