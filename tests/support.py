@@ -145,6 +145,8 @@ def unprivileged(command: list[str]) -> list[str]:
 
 
 def env_for(pre_commit_home: Path) -> dict[str, str]:
+    """The environment of a pre-commit run: no GIT_* or PRE_COMMIT* leaking in, this
+    interpreter's scripts (ruff, clang-format) on PATH, as an activated venv has."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -152,7 +154,69 @@ def env_for(pre_commit_home: Path) -> dict[str, str]:
     }
     env["PRE_COMMIT_HOME"] = str(pre_commit_home)
     env["PRE_COMMIT_COLOR"] = "never"
+    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
     return env
+
+
+def publish(folder: Path) -> tuple[Path, str]:
+    """This project's files (tracked and new, as the working tree has them) committed
+    to a git repository of their own in ``folder``: what a user's ``repo:`` points at,
+    and the commit ``rev:`` names."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=PROJECT, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    for name in filter(None, listed.decode().split("\0")):
+        source = PROJECT / name
+        if source.is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(source.read_bytes())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "--all"],
+        ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q",
+         "--no-verify", "-m", "published"],
+    ):  # fmt: skip
+        subprocess.run(["git", *args], cwd=folder, env=env, check=True)
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=folder, env=env, capture_output=True,
+        text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    return folder, rev
+
+
+def published_config(
+    published: tuple[Path, str],
+    hooks: list[dict[str, Any]],
+    *,
+    local: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    **top: Any,
+) -> str:
+    """A ``.pre-commit-config.yaml`` as a user writes it: ``repo:`` the published
+    clone, ``rev:`` its commit, the hooks (ids, args, ...), then ``repo: local`` hooks
+    (formatters) after them, and top-level keys such as
+    ``default_install_hook_types``."""
+    folder, rev = published
+    repos: list[dict[str, Any]] = [{"repo": str(folder), "rev": rev, "hooks": hooks}]
+    if local:
+        repos.append({"repo": "local", "hooks": list(local)})
+    return yaml.safe_dump({**top, "repos": repos}, sort_keys=False)
+
+
+def install_published(
+    repo: Any, pre_commit_home: Path, config: str, *hook_types: str
+) -> Hooked:
+    """Commit ``config`` as the repository's ``.pre-commit-config.yaml`` and run
+    ``pre-commit install`` (its default hook types, or ``hook_types``)."""
+    (repo.root / ".pre-commit-config.yaml").write_text(config)
+    repo.git("add", ".pre-commit-config.yaml")
+    repo.git("commit", "-q", "--no-verify", "-m", "pre-commit config")
+    hooked = Hooked(repo, env_for(pre_commit_home))
+    types = [arg for t in hook_types for arg in ("--hook-type", t)]
+    done = hooked.pre_commit("install", *types)
+    assert done.returncode == 0, done.stdout
+    return hooked
 
 
 class Hooked:

@@ -4,8 +4,9 @@ An example is a fenced ``text`` or ``console`` block whose first line starts wit
 ``$ ``: each ``$`` line is a shell command (run with bash, stderr merged into stdout)
 and the lines up to the next ``$`` line are its expected output. A line that is just
 ``...`` stands for any number of lines; ``...`` inside a line for any text. The blocks
-of one document run in order, in one sandbox: a copy of the repository's committed
-files (so ``fixtures/...`` paths work and nothing outside the sandbox is written). A
+of one document run in order, in one sandbox: the repository's committed files in a
+git repository of their own, as a clone has them (so ``fixtures/...`` paths work,
+paths print as a clone prints them, and nothing outside the sandbox is written). A
 block preceded by ``<!-- docs-test: setup NAME -->`` runs in the sandbox that setup
 prepares instead (``empty``: an empty folder, with ``W`` and ``R`` naming
 fixtures/walkthrough and fixtures/results of a clone; ``walkthrough``: the repository
@@ -129,6 +130,15 @@ def _environment(home: Path) -> dict[str, str]:
     return env
 
 
+def clone_repository(target: Path, env: dict[str, str]) -> None:
+    """The repository's committed files in a git repository of their own: what a
+    clone holds, so paths print as a clone prints them (from its root)."""
+    copy_repository(target)
+    _git(target, env, "init", "-q")
+    _git(target, env, "add", "--all")
+    _git(target, env, "commit", "-q", "-m", "a clone")
+
+
 def copy_repository(target: Path) -> Path:
     names = subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT, capture_output=True,
                            check=True).stdout.split(b"\0")  # fmt: skip
@@ -213,7 +223,7 @@ def run_document(doc: Path, tmp: Path) -> list[tuple[Example, list[list[str]]]]:
             env = _environment(tmp / example.setup / "home")
             _home(tmp / example.setup / "home")
             if example.setup == "repository":
-                copy_repository(root)
+                clone_repository(root, env)
             else:
                 root.mkdir(parents=True)
                 SETUPS[example.setup](root, env)

@@ -36,7 +36,7 @@ TARGET_TEXT = """\
 from .config import Index, MatmulConfig
 
 
-fn ranged_configs() -> List[MatmulConfig]:
+def ranged_configs() -> List[MatmulConfig]:
     return [
         # BEGIN-RANGED-CONFIGS
         # END-RANGED-CONFIGS

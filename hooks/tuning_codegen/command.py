@@ -36,28 +36,31 @@ from tuning_codegen.textio import read_text
 PROG = "tuning-codegen"
 EPILOG = """\b
 Examples:
-  tuning-codegen                      regenerate every table in .tuning-codegen.yaml
-  tuning-codegen --check              fail with a diff if any region is stale
+  tuning-codegen
+      regenerate every table of .tuning-codegen.yaml
+  tuning-codegen --check
+      fail with a diff if any region is stale
   tuning-codegen --check --since origin/main
-                                      check only tables whose files changed
-  tuning-codegen --list               every table with its target and status
-  tuning-codegen --check FILES...     only the tables of these files (each must be
-                                      a manifest, snippet or target of one)
+      check only the tables whose files changed
+  tuning-codegen --list
+      every table with its target and status
+  tuning-codegen --check FILES...
+      only the tables of these files (a manifest, snippet or target of each)
   tuning-codegen --check --format github
-                                      in CI: annotate stale regions on their lines
-  tuning-codegen --check --format json
-                                      one JSON document: tables, diffs, errors
+      in CI: annotate stale regions on their lines (json: one document)
   tuning-codegen --import-bazel BUILD.bazel > .tuning-codegen.yaml
-                                      a registry from the reference's Bazel rules
+      a registry from the reference's Bazel rules
   tuning-codegen --manifest tuning_table.yaml --snippet entry.mojo.snippet \\
-      --target configs.mojo --begin-marker BEGIN-TUNING --end-marker END-TUNING \\
-      --source-label tuning_table.yaml --check
-                                      one table, the reference tool's flags
-  tuning-codegen --hook -- FILES...    what the pre-commit hooks run
+      --target configs.mojo --begin-marker BEGIN-TUNING \\
+      --end-marker END-TUNING --check
+      one table, with the reference tool's flags
+  tuning-codegen --hook [--check] [FILES...]
+      what the pre-commit hooks run: judge the commit (the index); a hook's
+      args: (--check, -q, --config PATH, --format github) go before FILES
 \b
-Exit status: 0 fresh or regenerated, 1 stale (--check), 2 bad input,
-3 internal error (a bug: please report it), 128+N killed by signal N
-(130: Ctrl-C).
+Exit status: 0 fresh or regenerated, 1 stale (--check; with --hook, also
+when a file was rewritten), 2 bad input, 3 internal error (a bug: please
+report it), 128+N killed by signal N (130: Ctrl-C).
 """
 
 

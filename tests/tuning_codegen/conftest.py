@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import publish
 
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = PROJECT / "fixtures" / "codegen"
@@ -210,3 +211,11 @@ def new_codegen_repo() -> Callable[[Path], CodegenRepo]:
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """PRE_COMMIT_HOME for every pre-commit run: the user's cache stays untouched."""
     return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This project as a user's ``repo:`` and ``rev:`` name it: a clone of its files
+    with one commit. pre-commit builds the hook's environment from it once per
+    session (``pre_commit_home`` keeps it)."""
+    return publish(tmp_path_factory.mktemp("published"))
