@@ -31,8 +31,10 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(file: str, line: int | None, title: str, message: str) -> str:
-    properties = [f"file={escape_property(quote_path(file))}"]
+def command(file: str | None, line: int | None, title: str, message: str) -> str:
+    """One ``::error`` command; ``file`` None: about no file (the repository, a
+    folder), shown at the top of the run's annotations."""
+    properties = [] if file is None else [f"file={escape_property(quote_path(file))}"]
     if line is not None:
         properties.append(f"line={line}")
     properties.append(f"title={escape_property(title)}")
@@ -84,6 +86,10 @@ def error_annotations(
     errors: Sequence[InputError], shown: Callable[[str], str] = workspace_path
 ) -> Iterator[str]:
     for error in errors:
-        yield command(
-            shown(error.location.path), error.location.line, ERROR_TITLE, error.message
-        )
+        path = error.location.path
+        if os.path.isdir(path):  # the repository, a folder: no file to point at
+            folder = shown(path)
+            message = error.message if folder == "." else f"{folder}: {error.message}"
+            yield command(None, None, ERROR_TITLE, message)
+            continue
+        yield command(shown(path), error.location.line, ERROR_TITLE, error.message)

@@ -46,10 +46,11 @@ from tuning_codegen.staged import (
     index_entries,
     intent_to_add,
     read_blobs,
+    read_staged,
     staged_names,
 )
 from tuning_codegen.table import Table
-from tuning_codegen.textio import decode_utf8, read_text
+from tuning_codegen.textio import decode_utf8
 
 DIFF_DELETED = (
     "--literal-pathspecs", "diff", "--cached", "--name-only", "--no-renames", "-z",
@@ -109,9 +110,53 @@ def open_commit(config: str | None, cwd: str) -> Commit | None:
         return None
     if root is None or not _inside(os.path.realpath(path), root):
         return Commit(load_registry(path), "", {}, frozenset())
-    registry = parse_registry(_staged_registry(path, root), path)
-    entries, absent = check_commit(registry, root)
+    registry, listing = _staged_registry(path, root)
+    entries, absent = check_commit(registry, root, listing)
     return Commit(registry, root, entries, absent)
+
+
+class _Listing(NamedTuple):
+    """One ``git ls-files --stage -v -m`` over a registry's paths: the checks, the
+    entries, and the names whose working-tree file differs from the index."""
+
+    checks: list[_Check]
+    nested: dict[str, str]
+    found: dict[str, list[Entry]]
+    modified: set[str]
+
+
+def _list(registry: Registry, root: str) -> _Listing:
+    checks = _checks(registry, root)
+    nested = _nested_repositories(root, checks)
+    holders = sorted(set(nested.values()))
+    found, modified = index_entries(
+        root, [*_pathspecs(c.name for c in checks), *holders], modified=True
+    )
+    return _Listing(checks, nested, found, modified)
+
+
+def _staged_registry(path: str, root: str) -> tuple[Registry, _Listing]:
+    """The registry as staged, and the listing of its paths. The working tree's copy
+    is read first: when git says the index holds the same (the usual case), one
+    ``ls-files`` is all it takes; else the staged text is read and listed again."""
+    name = _relative(os.path.realpath(path), root)
+    try:
+        registry: Registry | None = load_registry(path)
+    except (InputError, InputErrors):
+        registry = None  # broken in the working tree only, perhaps
+    if registry is not None:
+        listing = _list(registry, root)
+        entry = _stage_zero(listing.found.get(name, []))
+        if entry is None or (
+            name not in listing.modified and not entry.assume_unchanged
+        ):
+            return registry, listing  # the same text, or not in the index at all
+    data = read_staged(root, name, path)
+    if data is None:  # not in the index: the check says so, of the working tree's
+        registry = registry or load_registry(path)
+    else:
+        registry = parse_registry(decode_utf8(data, path), path)
+    return registry, _list(registry, root)
 
 
 def _found_registry(start: str, root: str | None) -> str | None:
@@ -130,17 +175,6 @@ def _found_registry(start: str, root: str | None) -> str | None:
         if name in held:
             return short_path(os.path.join(folder, REGISTRY_NAME))
     return None
-
-
-def _staged_registry(path: str, root: str) -> str:
-    """The registry's text as staged; the working tree's if it is not in the index
-    (the check of the commit then says so)."""
-    name = _relative(os.path.realpath(path), root)
-    entry = _stage_zero(index_entries(root, [name]).get(name, []))
-    if entry is None or entry.mode == SYMLINK:
-        return read_text(path)
-    data = read_blobs(root, [entry.oid], {entry.oid: path})[entry.oid]
-    return decode_utf8(data, path)
 
 
 def _stage_zero(entries: Sequence[Entry]) -> Entry | None:
@@ -170,13 +204,12 @@ def hook_tables(
     return tables_touching(commit.registry, tables, changed)
 
 
-def check_commit(registry: Registry, root: str) -> tuple[dict[str, Entry], frozenset]:
+def check_commit(
+    registry: Registry, root: str, listing: _Listing | None = None
+) -> tuple[dict[str, Entry], frozenset[str]]:
     """Refuse a registered file the commit does not hold; each registered file's
     index entry, and the registered paths outside a sparse checkout."""
-    checks = _checks(registry, root)
-    nested = _nested_repositories(root, checks)
-    holders = sorted(set(nested.values()))
-    found = index_entries(root, [*_pathspecs(c.name for c in checks), *holders])
+    checks, nested, found, _ = listing or _list(registry, root)
     errors = [
         _inside_repository(check, registry, nested[check.name], found)
         for check in checks
@@ -205,8 +238,11 @@ def _checks(registry: Registry, root: str) -> list[_Check]:
     checks = []
     links = _Links(root)
     for path, role in registered_paths(registry).items():
-        read = _relative(registry.real_path(path), root)
+        real = registry.real_path(path)
+        read = _relative(real, root)
         checks.append(_Check(path, read, role))
+        if real == os.path.normpath(os.path.abspath(path)):
+            continue  # resolved to itself: no symbolic link on the way
         for name in links.on_the_way(path):
             if name != read:
                 checks.append(_Check(path, name, role, link=True))

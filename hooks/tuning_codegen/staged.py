@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
+from typing import Literal, NamedTuple, overload
 
 from tuning_codegen.errors import InputError
 from tuning_codegen.gitcmd import git_output, names
-from tuning_codegen.textio import MAX_BYTES, decode_utf8
+from tuning_codegen.textio import MAX_BYTES
 
 FEATURE = "--hook"
 SYMLINK = "120000"
@@ -52,19 +52,41 @@ class Entry(NamedTuple):
         return self.tag.upper() == SKIP_WORKTREE
 
 
-def index_entries(root: str, pathspecs: Sequence[str]) -> dict[str, list[Entry]]:
+@overload
+def index_entries(
+    root: str, pathspecs: Sequence[str], *, modified: Literal[False] = False
+) -> dict[str, list[Entry]]: ...
+
+
+@overload
+def index_entries(
+    root: str, pathspecs: Sequence[str], *, modified: Literal[True]
+) -> tuple[dict[str, list[Entry]], set[str]]: ...
+
+
+def index_entries(
+    root: str, pathspecs: Sequence[str], *, modified: bool = False
+) -> dict[str, list[Entry]] | tuple[dict[str, list[Entry]], set[str]]:
     """Each path under ``pathspecs`` the index holds, with its entries (one, or one
-    per side of a conflict)."""
-    out = git_output([*LS_FILES, *pathspecs], root, feature=FEATURE)
+    per side of a conflict); with ``modified``, also the paths whose working-tree
+    file differs from the index, as git's stat cache says (``-m``, in the same
+    call)."""
+    flags = ["-m"] if modified else []
+    out = git_output([*LS_FILES[:-1], *flags, "--", *pathspecs], root, feature=FEATURE)
     entries: dict[str, list[Entry]] = {}
+    changed: set[str] = set()
     for record in out.split(b"\0"):
         head, tab, name = record.partition(b"\t")
         fields = head.split(b" ")
-        if tab and len(fields) == 4 and fields[3].isdigit():
-            tag, mode, oid = (f.decode("ascii", "replace") for f in fields[:3])
-            entry = Entry(tag, mode, oid, int(fields[3]))
-            entries.setdefault(os.fsdecode(name), []).append(entry)
-    return entries
+        if not tab or len(fields) != 4 or not fields[3].isdigit():
+            continue
+        tag, mode, oid = (f.decode("ascii", "replace") for f in fields[:3])
+        if tag in ("C", "c"):  # -m: changed in the working tree
+            changed.add(os.fsdecode(name))
+            continue
+        entry = Entry(tag, mode, oid, int(fields[3]))
+        entries.setdefault(os.fsdecode(name), []).append(entry)
+    return (entries, changed) if modified else entries
 
 
 def staged_names(root: str) -> list[str]:
@@ -94,7 +116,9 @@ def intent_to_add(root: str, paths: Sequence[str]) -> set[str]:
     return found
 
 
-def read_blobs(root: str, oids: Iterable[str], shown: Mapping[str, str]) -> dict:
+def read_blobs(
+    root: str, oids: Iterable[str], shown: Mapping[str, str]
+) -> dict[str, bytes]:
     """The content of each object (``shown``: how to name it in an error, by oid);
     an object larger than ``MAX_BYTES`` is refused before it is read."""
     wanted = sorted(set(oids))
@@ -140,6 +164,25 @@ def _contents(out: bytes, wanted: Sequence[str]) -> dict[str, bytes]:
     return contents
 
 
-def blob_text(data: bytes, shown: str) -> str:
-    """A blob read as a file is: UTF-8, line endings as they are."""
-    return decode_utf8(data, shown)
+def read_staged(root: str, name: str, shown: str) -> bytes | None:
+    """The content of ``name``'s stage-0 entry (``:name``), in one git call; None if
+    the index has none (or ``name`` holds a line break, which the query cannot)."""
+    if "\n" in name or "\r" in name:
+        return None
+    query = f":{name}\n".encode("utf-8", "surrogateescape")
+    limit = MAX_BYTES + len(query) + 128
+    try:
+        out = git_output(
+            ["cat-file", "--batch"], root, feature=FEATURE, input=query, limit=limit
+        )
+    except InputError as exc:
+        if "printed more than" in exc.message:
+            raise InputError(
+                shown, f"too large (the limit is {MAX_BYTES // 2**20} MiB)"
+            ) from None
+        raise
+    header, _, rest = out.partition(b"\n")
+    fields = header.split(b" ")
+    if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+        return None  # missing, or not a blob (a submodule's commit)
+    return rest[: int(fields[2])]

@@ -207,3 +207,15 @@ def test_github_annotates_errors_and_keeps_exit_2(workspace: Path) -> None:
 def test_escaping_keeps_one_command_per_line() -> None:
     assert escape_data("50% a\r\nb") == "50%25 a%0D%0Ab"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+
+
+def test_an_error_about_no_file_is_annotated_without_one(workspace: Path) -> None:
+    """The repository itself (no registry found) has no file to point at: no
+    ``file=.`` annotation, which GitHub would pin to nothing."""
+    done = tool("--check", "--format", "github", cwd=workspace)
+    assert done.returncode == 2
+    assert done.stdout == (
+        "::error title=tuning-codegen error::no .tuning-codegen.yaml found here or in "
+        "a parent folder up to the git root; create one, pass --config, or use the "
+        "single-table flags (see --help)\n"
+    )

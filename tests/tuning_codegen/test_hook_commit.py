@@ -308,7 +308,12 @@ print(code, " ".join(sorted(sys.modules)))
 
 @pytest.mark.parametrize(
     "args",
-    [["--hook", "--", "docs/notes.txt"], ["--hook", "--check"]],
+    [
+        ["--hook", "--", "docs/notes.txt"],
+        ["--hook", "--check"],
+        ["--hook", "-q", "--config", ".tuning-codegen.yaml", "docs/notes.txt"],
+        ["--hook", "--format", "github", "--config=.tuning-codegen.yaml", "--check"],
+    ],
 )
 def test_a_run_touching_no_table_needs_neither_click_nor_the_pipeline(
     codegen_repo: Any, args: list[str]
@@ -332,8 +337,10 @@ def test_a_run_touching_no_table_needs_neither_click_nor_the_pipeline(
         [sys.executable, "-c", NO_OP_PROBE, *args[:-1], BF16],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.stdout.startswith(f"regenerated {MOJO} (tables: sm100-bf16)\n")
-    assert "click" in done.stdout.split()
+    *printed, probe = done.stdout.splitlines()
+    code, *modules = probe.split()
+    assert code == "1" and "click" in modules  # the commit is stale: the full path
+    assert any("stale region" in line for line in printed)
 
 
 def test_a_manifest_only_marked_intent_to_add_is_refused(
