@@ -106,7 +106,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
         f"regenerated {TARGET} (tables: matmul)\n",
     ), done.stderr
     assert (
-        "        MatmulConfig(\n            M=256, N=20480, K=5376,\n            block_tile_shape=Index(128, 128),\n"
+        "        MatmulConfig(\n            M=256,\n            N=20480,\n            K=5376,\n            block_tile_shape=Index(128, 128),\n"
         in repo.read(TARGET)
     )
     repo.git("add", "--all")
@@ -145,9 +145,9 @@ def kprofile_update(repo: Repo) -> None:
 
 
 NEW_ENTRIES = [
-    "            M=256, N=20480, K=5376,\n            block_tile_shape=Index(256, 64),\n            cluster_m=2,\n",
-    "            M=4096, N=4096, K=4096,\n            block_tile_shape=Index(256, 128),\n            cluster_m=2,\n",
-    "        # index: [3]\n        MatmulConfig(\n            M=8, N=7168, K=2048,\n            block_tile_shape=Index(64, 64),\n"
+    "            M=256,\n            N=20480,\n            K=5376,\n            block_tile_shape=Index(256, 64),\n            cluster_m=2,\n",
+    "            M=4096,\n            N=4096,\n            K=4096,\n            block_tile_shape=Index(256, 128),\n            cluster_m=2,\n",
+    "        # index: [3]\n        MatmulConfig(\n            M=8,\n            N=7168,\n            K=2048,\n            block_tile_shape=Index(64, 64),\n"
     "            cluster_m=1,\n            num_pipeline_stages=4,\n            swap_ab=True,\n            schedule=Schedule.ws_pingpong,\n",
 ]
 
@@ -168,7 +168,7 @@ def test_update_then_commit_regenerates_then_passes(repo: Repo) -> None:
     for entry in NEW_ENTRIES:
         assert entry in target
     assert (
-        "# index: [2]\n        MatmulConfig(\n            M=1024, N=4096, K=4096,\n"
+        "# index: [2]\n        MatmulConfig(\n            M=1024,\n            N=4096,\n            K=4096,\n"
         in target
     )  # the hand-tuned entry stays
 
