@@ -2,7 +2,8 @@
 
 Values are parsed with ``ast.literal_eval`` (never ``eval``); anything that is not a
 plain literal stays the string it was (a plain decimal integer or float is converted
-directly, to the same value). A leading ``$`` (runtime parameter) is dropped from the
+directly, to the same value, and a name such as ``ws`` or ``DType.bf16`` is text
+without a parse). A leading ``$`` (runtime parameter) is dropped from the
 name. The tokens of a chunk of rows are found and told apart by numpy passes over its
 bytes (``kprofile.inputs.spectokens``); each distinct ``NAME=value`` token is parsed
 once, however many rows carry it, and rows are never handled one dict at a time.
@@ -60,6 +61,8 @@ def parse_value(text: str) -> Any:
         return float(text)
     if text in _WORDS:
         return _WORDS[text]
+    if all(map(str.isidentifier, text.split("."))):  # a name, a.b: never a literal
+        return text
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

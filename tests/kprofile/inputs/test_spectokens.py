@@ -135,12 +135,15 @@ numbers = st.one_of(
     st.from_regex(r"-?[0-9]*\.[0-9]*([eE][-+]?[0-9]{1,4})?", fullmatch=True),
     st.from_regex(r"-?[0-9]+[eE][-+]?[0-9]{1,4}", fullmatch=True),
     st.floats().map(repr),
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", fullmatch=True),
+    st.sampled_from(["None", "True", "False", "if", "not", "lambda", "await", "é"]),
+    st.text(max_size=8),
 )
 
 
 @settings(max_examples=examples(500), deadline=None)
 @given(numbers)
-def test_numbers_parse_as_literal_eval_reads_them(text: str) -> None:
+def test_values_parse_as_literal_eval_reads_them(text: str) -> None:
     got, expected = parse_value(text), _literal(text)
     assert type(got) is type(expected)
     assert got == expected or (got != got and expected != expected)
