@@ -82,31 +82,37 @@ def run(command: list[str]) -> tuple[float, float]:
 
 def turns(
     base: list[str], commands: dict[str, list[str]], repeat: int
-) -> tuple[tuple[float, float], dict[str, list[tuple[float, float]]]]:
-    """``base`` and each command in turn, ``repeat`` times: base's best (wall, RSS)
-    and, per command, its (ratio, RSS) of each turn against that turn's base."""
-    best = (float("inf"), 0.0)
+) -> tuple[list[tuple[float, float]], dict[str, list[tuple[float, float]]]]:
+    """``base`` and each command in turn, ``repeat`` times: (wall, RSS) of each
+    turn of each."""
+    floors: list[tuple[float, float]] = []
     found: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
     for _ in range(repeat):
-        floor = run(base)
-        best = min(best, floor)
+        floors.append(run(base))
         for label, command in commands.items():
-            wall, rss = run(command)
-            found[label].append((wall / floor[0], rss))
-    return best, found
+            found[label].append(run(command))
+    return floors, found
 
 
-def report(title: str, floor_label: str, measured: tuple, targets: dict) -> None:
-    (wall, rss), found = measured
+Turns = tuple[list[tuple[float, float]], dict[str, list[tuple[float, float]]]]
+
+
+def report(title: str, floor_label: str, measured: Turns, targets: dict) -> None:
+    """Each command's best wall over the floor's best, the spread of the ratios
+    turn by turn, and its peak RSS over the floor's."""
+    floors, found = measured
+    wall, rss = min(w for w, _ in floors), max(m for _, m in floors)
     print(f"\n{title}")
     print(f"  {floor_label:<28}{wall:>7.2f} s{rss:>8.0f} MiB")
     for label, runs in found.items():
-        ratios = sorted(r for r, _ in runs)
+        best = min(w for w, _ in runs)
+        each = sorted(w / f for (w, _), (f, _) in zip(runs, floors))
         peak = max(m for _, m in runs)
         target = f"   target {targets[label]}" if label in targets else ""
         print(
-            f"  {label:<28}{ratios[0]:>6.2f}x  ({ratios[0]:.2f}-{ratios[-1]:.2f})"
-            f"  peak {peak:>6.0f} MiB = {peak / rss:.2f}x{target}"
+            f"  {label:<22}{best:>6.2f} s {best / wall:>5.2f}x"
+            f" (turns {each[0]:.2f}-{each[-1]:.2f})"
+            f"  peak {peak:>5.0f} MiB {peak / rss:.2f}x{target}"
         )
 
 
@@ -231,7 +237,7 @@ def case_gzip(kp: list[str], tmp: Path, args: argparse.Namespace) -> None:
 
 def _views(
     kp: list[str], path: Path, views: dict[str, list[str]], repeat: int
-) -> tuple[tuple[float, float], dict[str, list[tuple[float, float]]]]:
+) -> Turns:
     commands = {label: [*kp, str(path), *extra] for label, extra in views.items()}
     return turns([sys.executable, "-c", LOAD, str(path)], commands, repeat)
 
