@@ -190,8 +190,7 @@ def _rows_with_a_spec(
     (as a truncated CSV row is), with a warning naming its position."""
     if SPEC not in frame.columns:
         return frame, ()
-    spec = frame[SPEC]
-    has = spec.map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)
+    has = _has_text(frame[SPEC].to_numpy(dtype=object))
     if has.all():
         return frame, ()
     missing = np.flatnonzero(~has)
@@ -204,6 +203,15 @@ def _rows_with_a_spec(
     if has.any():
         return frame[has], (warning,)
     raise KprofileError(path, "no row has a spec string: nothing to analyze")
+
+
+def _has_text(values: np.ndarray) -> np.ndarray:
+    """Which values are non-empty strings (one C pass where all are strings)."""
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return np.fromiter(map(len, values), dtype=np.int64, count=len(values)) > 0
+    return np.fromiter(
+        (isinstance(v, str) and v != "" for v in values), dtype=bool, count=len(values)
+    )
 
 
 def _load_yaml(path: str, max_rows: int) -> Results:
@@ -283,8 +291,10 @@ def _results(
             p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
         }
         params = tuple(renamed.values())
-        extra = pd.DataFrame(
-            {renamed[p]: decoded.columns[p] for p in decoded.names}, index=frame.index
+        extra = pd.DataFrame(  # one block per column: no copy into 2-D blocks
+            {renamed[p]: decoded.columns[p] for p in decoded.names},
+            index=frame.index,
+            copy=False,
         )
         frame = pd.concat([frame, extra], axis=1)
         first = frame[SPEC].iloc[0]

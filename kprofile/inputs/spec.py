@@ -1,9 +1,12 @@
 """kbench spec strings (``stem/NAME=value/$RUNTIME=value/...``) as typed columns.
 
 Values are parsed with ``ast.literal_eval`` (never ``eval``); anything that is not a
-plain literal stays the string it was. A leading ``$`` (runtime parameter) is dropped
-from the name. Each distinct ``NAME=value`` token is parsed once, however many rows
-carry it, and rows are handled in chunks of column arrays, never one dict per row.
+plain literal stays the string it was (a plain decimal integer or float is converted
+directly, to the same value, and a name such as ``ws`` or ``DType.bf16`` is text
+without a parse). A leading ``$`` (runtime parameter) is dropped from the
+name. The tokens of a chunk of rows are found and told apart by numpy passes over its
+bytes (``kprofile.inputs.spectokens``); each distinct ``NAME=value`` token is parsed
+once, however many rows carry it, and rows are never handled one dict at a time.
 
 Bounded by what the strings make, not only by their size (a pickle can repeat one
 long string a million times by reference): each string's length and token count,
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -32,10 +36,16 @@ from kprofile.inputs.limits import (
     MAX_SPEC_CHARS,
     MAX_SPEC_TOKENS,
 )
+from kprofile.inputs.spectokens import chunk_tokens
+from kprofile.inputs.spectyped import typed_column
 
-CHUNK_ROWS = 1 << 14
+CHUNK_ROWS = 1 << 16
 CHUNK_CHARS = 1 << 22
 _SCALARS = (bool, int, float, str)
+# Literals whose value int() or float() gives exactly as ast.literal_eval does.
+_INT = re.compile(r"-?(?:[1-9][0-9]{0,17}|0)")
+_FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?")
+_WORDS = {"True": True, "False": False}
 
 
 class SpecLimit(Exception):
@@ -46,6 +56,14 @@ class SpecLimit(Exception):
 def parse_value(text: str) -> Any:
     """A spec value as the literal it spells (``128``, ``True``, ``0.5``, ``'x'``) or
     the text."""
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text) and len(text) < 100:
+        return float(text)
+    if text in _WORDS:
+        return _WORDS[text]
+    if all(map(str.isidentifier, text.split("."))):  # a name, a.b: never a literal
+        return text
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -77,30 +95,25 @@ class _Decoder:
     def __init__(self, total: int) -> None:
         self.total = total
         self.tokens = 0
-        self.token_ids: dict[str, tuple[int, int]] = {}
-        self.parse_cache: dict[str, tuple[str, Any]] = {}
+        self.token_ids: dict[str, int] = {}  # token -> name id << 32 | value id
         self.names: list[str] = []
         self.name_ids: dict[str, int] = {}
-        self.values: list[Any] = []
+        self.values: list[list[Any]] = []  # per parameter, by value id
         self.pieces: list[list[Piece]] = []  # per parameter, in the order found
 
-    def parsed(self, token: str) -> tuple[str, Any]:
-        cached = self.parse_cache.get(token)
-        if cached is None:
-            cached = self.parse_cache[token] = parse_token(token)
-        return cached
-
-    def ids(self, token: str) -> tuple[int, int]:
+    def ids(self, token: str) -> int:
         found = self.token_ids.get(token)
         if found is None:
-            name, value = self.parsed(token)
-            if name not in self.name_ids:
-                self._new_name(name)
-            self.values.append(value)
-            found = self.token_ids[token] = (self.name_ids[name], len(self.values) - 1)
+            name, value = parse_token(token)
+            name_id = self.name_ids.get(name)
+            if name_id is None:
+                name_id = self._new_name(name)
+            values = self.values[name_id]
+            values.append(value)
+            found = self.token_ids[token] = name_id << 32 | (len(values) - 1)
         return found
 
-    def _new_name(self, name: str) -> None:
+    def _new_name(self, name: str) -> int:
         count = len(self.names) + 1
         if count > MAX_PARAMS:
             raise SpecLimit(
@@ -114,7 +127,9 @@ class _Decoder:
             )
         self.name_ids[name] = len(self.names)
         self.names.append(name)
+        self.values.append([])
         self.pieces.append([])
+        return len(self.names) - 1
 
     def count(self, tokens: int, longest: int) -> None:
         """Refuse a string of more than MAX_SPEC_TOKENS tokens, and more than
@@ -131,60 +146,80 @@ class _Decoder:
                 "(the limit)"
             )
 
-    def pairs(self, uniques: Any) -> np.ndarray:
-        return np.array([self.ids(t) for t in uniques], dtype=np.int64).reshape(-1, 2)
+    def add(self, rows: np.ndarray, codes: np.ndarray, texts: Sequence[str]) -> None:
+        """Tokens of one chunk: their rows (absolute), codes into ``texts``."""
+        packed = np.fromiter(map(self.ids, texts), dtype=np.int64, count=len(texts))
+        ids = packed[codes]
+        name_of = (ids >> 32).astype(np.int32)
+        value_of = (ids & 0xFFFFFFFF).astype(np.int32)
+        del ids
+        order = np.argsort(name_of, kind="stable")
+        bounds = np.flatnonzero(np.diff(name_of[order])) + 1
+        for part in np.split(order, bounds):
+            self._piece(int(name_of[part[0]]), rows[part], value_of[part])
 
-    def uniform(self, chunk: np.ndarray, start: int) -> bool:
-        """Fast path: every spec in the chunk has one parameter at each position."""
-        try:
-            flat = "/".join(chunk).split("/")
-        except TypeError:  # a missing spec
+    def add_grid(self, start: int, codes: np.ndarray, texts: Sequence[str]) -> bool:
+        """Tokens of a chunk whose every row names the same parameters in the same
+        order (``codes``: rows x positions); False, and nothing added, otherwise."""
+        packed = np.fromiter(map(self.ids, texts), dtype=np.int64, count=len(texts))
+        grid = packed[codes]
+        names = grid[0] >> 32
+        if len(set(names.tolist())) != len(names) or not bool(
+            ((grid >> 32) == names).all()
+        ):
             return False
-        rows = len(chunk)
-        if not rows or len(flat) % rows:
+        rows = slice(start, start + len(grid))
+        for position, name_id in enumerate(names.tolist()):
+            values = (grid[:, position] & 0xFFFFFFFF).astype(np.int32)
+            self.pieces[name_id].append((rows, values))
+        return True
+
+    def _piece(self, name_id: int, rows: np.ndarray, values: np.ndarray) -> None:
+        """Rows as a slice where they are one run of consecutive rows."""
+        span = int(rows[-1]) - int(rows[0]) + 1
+        if span == len(rows) and (len(rows) < 2 or bool((np.diff(rows) == 1).all())):
+            self.pieces[name_id].append(
+                (slice(int(rows[0]), int(rows[-1]) + 1), values)
+            )
+        else:
+            self.pieces[name_id].append((rows.astype(np.int64), values))
+
+    def vectorised(self, chunk: np.ndarray, start: int) -> bool:
+        """The chunk through numpy passes; False where it needs ``general``."""
+        found = chunk_tokens(chunk)
+        if found is None:
             return False
-        grid = np.array(flat, dtype=object).reshape(rows, -1)
-        if any("=" in stem for stem in pd.unique(grid[:, 0])):
-            return False  # rows of different lengths: columns are misaligned
-        self.count(len(flat) - rows, grid.shape[1] - 1)
-        decoded = []
-        for position in range(1, grid.shape[1]):
-            local, uniques = pd.factorize(grid[:, position])
-            names = {self.parsed(t)[0] for t in uniques}
-            if len(names) != 1:
-                self.tokens -= len(flat) - rows  # counted again by general()
-                return False
-            decoded.append((names.pop(), local, uniques))
-        if len({name for name, _, _ in decoded}) != len(decoded):
-            self.tokens -= len(flat) - rows
-            return False
-        for _, local, uniques in decoded:
-            pairs = self.pairs(uniques)
-            rows_of = slice(start, start + rows)
-            self.pieces[int(pairs[0, 0])].append((rows_of, pairs[local, 1]))
+        per_row = np.bincount(found.rows, minlength=len(chunk))
+        width = int(per_row.max(initial=0))
+        self.count(len(found.rows), width)
+        if not len(found.rows):
+            return True
+        uniform = width and len(found.rows) == width * len(chunk)
+        grid = found.codes.reshape(-1, width) if uniform else None
+        if grid is None or not self.add_grid(start, grid, found.texts):
+            self.add(found.rows + start, found.codes, found.texts)
         return True
 
     def general(self, chunk: np.ndarray, start: int) -> None:
-        """Any mix of specs: tokens flattened with their row numbers."""
+        """Any mix of specs: tokens split in Python, flattened with their rows."""
         split = [s.split("/")[1:] if isinstance(s, str) else [] for s in chunk]
         lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
         self.count(int(lengths.sum()), int(lengths.max(initial=0)))
         flat = np.fromiter(
             chain.from_iterable(split), dtype=object, count=int(lengths.sum())
         )
+        if not len(flat):
+            return
         rows = np.repeat(np.arange(start, start + len(chunk)), lengths)
-        local, uniques = pd.factorize(flat)
-        pairs = self.pairs(uniques)
-        name_of, value_of = pairs[local, 0], pairs[local, 1]
-        for name_id in np.unique(name_of):
-            mask = name_of == name_id
-            self.pieces[name_id].append((rows[mask], value_of[mask]))
+        codes, uniques = pd.factorize(flat)
+        self.add(rows, codes.astype(np.int64), list(uniques))
 
     def codes(self, name_id: int) -> np.ndarray:
         """One parameter's value id per row, -1 where absent (later tokens win)."""
         ids = np.full(self.total, -1, dtype=np.int64)
         for rows, values in self.pieces[name_id]:
             ids[rows] = values
+        self.pieces[name_id] = []
         return ids
 
 
@@ -201,17 +236,17 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
         )
     decoder = _Decoder(len(values))
     collecting = gc.isenabled()
-    gc.disable()  # millions of short-lived token strings, no cycles: skip the collector
+    gc.disable()  # many short-lived token strings, no cycles: skip the collector
     try:
         for start, stop in _chunks(lengths):
             chunk = values[start:stop]
-            if not decoder.uniform(chunk, start):
+            if not decoder.vectorised(chunk, start):
                 decoder.general(chunk, start)
     finally:
         if collecting:
             gc.enable()
     columns = {
-        name: _typed(decoder.codes(i), decoder.values)
+        name: typed_column(decoder.codes(i), decoder.values[i])
         for i, name in enumerate(decoder.names)
     }
     return SpecColumns(tuple(decoder.names), columns)
@@ -240,38 +275,3 @@ def _chunks(lengths: np.ndarray) -> Iterator[tuple[int, int]]:
         stop = min(max(stop, start + 1), start + CHUNK_ROWS, total)
         yield start, stop
         start = stop
-
-
-def _typed(ids: np.ndarray, values: list[Any]) -> Any:
-    """Turn value ids into the narrowest column: int64, float64, bool or object."""
-    counts = np.bincount(ids + 1, minlength=len(values) + 1)
-    present = np.flatnonzero(counts[1:])
-    missing = bool(counts[0])
-    kinds = {type(values[i]) for i in present if values[i] is not None}
-    has_none = any(values[i] is None for i in present)
-    lookup_ids = np.where(ids < 0, 0, ids)
-    if kinds and not has_none:
-        if kinds == {bool}:
-            table = np.array(
-                [bool(v) if isinstance(v, bool) else False for v in values], dtype=bool
-            )
-            out = table[lookup_ids]
-            return pd.arrays.BooleanArray(out, ids < 0) if missing else out
-        if kinds <= {int} and all(abs(values[i]) < 2**63 for i in present):
-            table = np.array(
-                [v if type(v) is int else 0 for v in values], dtype=np.int64
-            )
-            out = table[lookup_ids]
-            return pd.arrays.IntegerArray(out, ids < 0) if missing else out
-        if kinds <= {int, float}:
-            table = np.array(
-                [float(v) if type(v) in (int, float) else np.nan for v in values],
-                dtype=np.float64,
-            )
-            out = table[lookup_ids]
-            out[ids < 0] = np.nan
-            return out
-    table = np.empty(len(values) + 1, dtype=object)
-    table[:-1] = values
-    table[-1] = None
-    return table[np.where(ids < 0, len(values), ids)]

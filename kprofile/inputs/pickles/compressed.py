@@ -2,9 +2,10 @@
 
 gzip, bz2, xz and zstd streams (``.pkl.gz``, ``.pkl.bz2``, ``.pkl.xz``, ``.pkl.zst``,
 or the same bytes under a plain ``.pkl`` name) are decompressed in chunks of 1 MiB,
-concatenated members and frames included, and refused once the output passes
-``MAX_RATIO`` times the compressed size plus ``RATIO_BASE``, or ``MAX_FILE_BYTES``:
-a decompression bomb costs at most that much memory and is refused with one line.
+concatenated members and frames included, into one buffer, and refused once the
+output passes ``MAX_RATIO`` times the compressed size plus ``RATIO_BASE``, or
+``MAX_FILE_BYTES``: a decompression bomb costs at most that much memory (plus one
+chunk) and is refused with one line.
 zstd needs the standard library's ``compression.zstd`` (Python 3.14) or the
 ``zstandard`` package; without either it is refused with a line saying so.
 """
@@ -73,14 +74,18 @@ def decompressed(data: bytes) -> bytes:
 
 
 def _read(reader: BinaryIO, method: str, limit: int) -> bytes:
-    chunks: list[bytes] = []
+    """Every chunk appended to one buffer (grown in place, its bytes handed over
+    without a copy), refused before the chunk that would pass ``limit`` is kept:
+    the peak is the decompressed data, not twice it as a list of chunks joined."""
+    out = io.BytesIO()
     total = 0
     while chunk := reader.read(CHUNK):
         total += len(chunk)
         if total > limit:
             raise RefusedPickle(_too_large(method, limit))
-        chunks.append(chunk)
-    return b"".join(chunks)
+        out.write(chunk)
+        del chunk
+    return out.getvalue()
 
 
 def _too_large(method: str, limit: int) -> str:

@@ -29,12 +29,15 @@ def raw_bytes(ctx: Context, value: Any) -> bytes | bytearray:
 
 
 def _bytearray(ctx: Context, call: Call) -> bytes | bytearray:
-    # bytearray(bytes) in protocols 3-4; bytearray(text, 'latin-1') in 0-2
+    # bytearray(bytes) in protocols 3-4; in 0-2, bytearray(text, 'latin-1') or
+    # (pyarrow's buffers) bytearray(_codecs.encode(text, 'latin1'))
     args = plain(call, (0, 1, 2))
     if not args:
         return b""
     if len(args) == 1 and isinstance(args[0], bytes):
         return args[0]
+    if len(args) == 1 and isinstance(args[0], Call):
+        return codecs_encode(ctx, ctx.call(args[0], "_codecs.encode", "builtins.bytes"))
     if len(args) == 2 and isinstance(args[0], str) and args[1] in ("latin1", "latin-1"):
         return _latin1(ctx, args[0])
     raise RefusedPickle("refused a malformed bytearray")

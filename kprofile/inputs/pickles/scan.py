@@ -54,6 +54,10 @@ def _scan(data: bytes) -> None:
         elif op == 0x8C:  # SHORT_BINUNICODE
             texts += 1
             i += 2 + data[i + 1]
+            while data[i] == 0x94 and data[i + 1] == 0x8C:  # MEMOIZE, another text
+                memo += 1
+                texts += 1
+                i += 3 + data[i + 2]
         elif op == 0x68 or op == 0x6A:  # BINGET, LONG_BINGET (the unpickler checks)
             width = 2 if op == 0x68 else 5
             if data[i + width] == op and data[i + 1] == data[i + width + 1]:

@@ -97,7 +97,17 @@ def test_every_variant_and_compression_is_in_every_environment() -> None:
         assert "gzip_named.pkl" in names
         assert ("arrow_backend.pkl" in names) == ("pyarrow" in folder.name), folder
     assert sum(p.name.endswith(".zst") for p in MATRIX) >= 2
-    assert all(p.stat().st_size < 16_000 for p in MATRIX)  # small, checked in
+    assert all(p.stat().st_size < 20_000 for p in MATRIX)  # small, checked in
+
+
+def test_pandas_3_with_pyarrow_is_there_at_protocols_0_1_and_2() -> None:
+    """pyarrow's buffers pickle as bytearray(_codecs.encode(text)) below protocol 3."""
+    protocols = {f"protocol{n}.pkl" for n in (0, 1, 2)}
+    folders = {p.parent for p in MATRIX if p.name in protocols}
+    assert len(folders) >= 2
+    for folder in folders:
+        assert "-pandas3." in folder.name and "pyarrow" in folder.name, folder
+        assert protocols <= {p.name for p in folder.iterdir()}, folder
 
 
 @pytest.mark.parametrize("path", MATRIX, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -157,3 +167,16 @@ def test_pandas_3_read_only_arrays_of_a_sliced_frame_load() -> None:
         frame = decode_pickle(payload)["merged_df"]
         assert figures(frame, "met (ms)") == expected(path)
         frame.loc[frame.index[0], "spec"] = "changed"  # a new array, writable
+
+
+def test_a_protocol_0_buffer_in_another_encoding_is_refused(tmp_path: Path) -> None:
+    """The one encoding pickle writes below protocol 3 is latin-1: a real file with
+    its buffers' encoding changed is refused, not decoded as something else."""
+    folder = FIXTURES / "kbench" / "py3.13-pandas3.1.1-numpy2.4.6-pyarrow26.0.1"
+    data = (folder / "protocol0.pkl").read_bytes()
+    assert data.count(b"Vlatin1\n") == 1
+    forged = tmp_path / "protocol0.pkl"
+    forged.write_bytes(data.replace(b"Vlatin1\n", b"Vutf_8_\n"))
+    with pytest.raises(InvalidInputError) as refused:
+        load_results(str(forged))
+    assert refused.value.record.reason == "refused _codecs.encode of str"

@@ -1,0 +1,52 @@
+"""A spec parameter's column from its value ids: the narrowest dtype its values allow
+(int64, float64, bool, their nullable forms where a row lacks it, else object)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def typed_column(ids: np.ndarray, values: list[Any]) -> Any:
+    """Turn value ids into the narrowest column: int64, float64, bool or object
+    (each distinct value converted once; only the values some row has count)."""
+    counts = np.bincount(ids + 1, minlength=len(values) + 1)
+    present = np.flatnonzero(counts[1:])
+    missing = ids < 0 if counts[0] else None
+    used = [values[i] for i in present.tolist()]
+    dtype = _narrowest(used)
+    if dtype is not None:
+        table = np.full(len(values), np.nan if dtype == np.float64 else 0, dtype=dtype)
+        try:
+            table[present] = np.array(used, dtype=dtype)
+        except OverflowError:  # an int too large for a float
+            dtype = None
+    if dtype is None:
+        table = np.empty(len(values) + 1, dtype=object)
+        table[:-1] = values
+        table[-1] = None
+        return table[np.where(ids < 0, len(values), ids)]
+    out = table[np.where(ids < 0, 0, ids)]
+    if missing is None:
+        return out
+    if dtype == np.float64:
+        out[missing] = np.nan
+        return out
+    if dtype == np.bool_:
+        return pd.arrays.BooleanArray(out, missing)
+    return pd.arrays.IntegerArray(out, missing)
+
+
+def _narrowest(used: list[Any]) -> Any:
+    """bool, int64 or float64 for values all of that kind (ints within int64 for
+    int64), None for anything else (object)."""
+    kinds = {type(v) for v in used}
+    if not kinds or type(None) in kinds:
+        return None
+    if kinds == {bool}:
+        return np.bool_
+    if kinds <= {int}:
+        return np.int64 if all(-(2**63) < v < 2**63 for v in used) else np.float64
+    return np.float64 if kinds <= {int, float} else None
