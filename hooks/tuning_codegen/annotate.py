@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from tuning_codegen.errors import InputError, quote_path
 from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.printable import OLD_COMMAND
 from tuning_codegen.splice import Lines, Markers, find_region
 from tuning_codegen.table import Table
 
@@ -24,7 +25,10 @@ ERROR_TITLE = "tuning-codegen error"
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: ``%``, CR and LF escaped as the syntax requires, and no
+    ``##[`` (``escape_commands``) left in it."""
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escaped.replace(OLD_COMMAND, "##\\[")
 
 
 def escape_property(text: str) -> str:

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tuning_codegen.errors import (
-    CONTROLS,
     LINE_BREAKS,
+    UNSAFE_IN_SOURCE,
     InputError,
     InputErrors,
     InputWarning,
@@ -26,6 +26,7 @@ from tuning_codegen.errors import (
 )
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 from tuning_codegen.manifest import Entry
+from tuning_codegen.printable import describe_unsafe
 from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet, split_placeholders
 from tuning_codegen.typos import missing_hint, typo_message, typos
 
@@ -68,7 +69,7 @@ def describe_type(value: object) -> str:
 
 
 _UNSAFE = re.compile(
-    f"[{re.escape(LINE_BREAKS + ''.join(sorted(CONTROLS)))}\ud800-\udfff]"
+    f"[{re.escape(LINE_BREAKS + ''.join(sorted(UNSAFE_IN_SOURCE)))}\ud800-\udfff]"
 )
 
 
@@ -92,7 +93,7 @@ def value_problem(
                 f"value of {name} contains a lone surrogate (U+{ord(char):04X}), "
                 "which no UTF-8 file can hold"
             )
-        return f"value of {name} contains a control character (U+{ord(char):04X})"
+        return f"value of {name} contains {describe_unsafe(char)}"
     for marker, what in forbidden.items():
         if marker in text:
             return f"value of {name} contains {what}"

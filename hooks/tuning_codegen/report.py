@@ -38,6 +38,7 @@ from tuning_codegen.annotate import (
 from tuning_codegen.diff import unified_diff
 from tuning_codegen.errors import InputError, quote_path
 from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.printable import escape_commands, escape_json
 
 PROG = "tuning-codegen"
 Label = Callable[[str], tuple[str, str]]  # a target path -> its diff's two labels
@@ -81,6 +82,11 @@ class TextReporter:
         self.out = out or sys.stdout
         self.quiet = quiet
 
+    def say(self, text: str) -> None:
+        """Write ``text`` with nothing in it a CI log would obey as a workflow
+        command (a diff's lines come from the target, names from the registry)."""
+        self.out.write(escape_commands(text))
+
     def written(self, updates: Sequence[TargetUpdate], shown: Shown) -> None:
         if self.quiet:
             return
@@ -88,7 +94,7 @@ class TextReporter:
             if update.stale:
                 names = ", ".join(t.name for t in update.stale_tables)
                 path = quote_path(shown(update.path))
-                self.out.write(f"regenerated {path} (tables: {names})\n")
+                self.say(f"regenerated {path} (tables: {names})\n")
         self.out.flush()
 
     def checked(
@@ -99,9 +105,9 @@ class TextReporter:
             return
         self.stale_regions(stale)
         for update in stale if not self.quiet else ():
-            self.out.write(diff_text(update, diffs))
+            self.say(diff_text(update, diffs))
         regions = sum(len(u.stale_tables) for u in stale)
-        self.out.write(
+        self.say(
             f"{plural(regions, 'stale region')} in {plural(len(stale), 'file')}; "
             f"run {PROG} to regenerate\n"
         )
@@ -127,13 +133,13 @@ class TextReporter:
             for update in unstaged:
                 names = ", ".join(t.name for t in update.stale_tables)
                 path = quote_path(shown(update.path))
-                self.out.write(
+                self.say(
                     f"{path}: regenerated in the working tree but not staged "
                     f"(tables: {names})\n"
                 )
         regions = sum(len(u.stale_tables) for u in stale)
         paths = " ".join(quote_path(shown(u.path)) for u in stale)
-        self.out.write(
+        self.say(
             f"{plural(regions, 'stale region')} in the commit; git add {paths} and "
             "commit again\n"
         )
@@ -141,12 +147,12 @@ class TextReporter:
 
     def listed(self, rows: Sequence[Row]) -> None:
         if not rows:
-            self.out.write("no tables selected\n")
+            self.say("no tables selected\n")
             return
         shown = [(r.name, quote_path(r.target), r.status) for r in rows]
         width = [max(len(r[i]) for r in shown) for i in range(2)]
         for name, target, status in shown:
-            self.out.write(f"{name:<{width[0]}}  {target:<{width[1]}}  {status}\n")
+            self.say(f"{name:<{width[0]}}  {target:<{width[1]}}  {status}\n")
         self.out.flush()
 
     def failed(self, errors: Sequence[InputError]) -> None:
@@ -241,7 +247,7 @@ class JsonReporter:
             "files": self.files,
             "errors": self.errors,
         }
-        self.out.write(json.dumps(document, indent=2) + "\n")
+        self.out.write(escape_json(json.dumps(document, indent=2)) + "\n")
         self.out.flush()
 
 

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from tuning_codegen.errors import CONTROLS, LINE_BREAKS
+from tuning_codegen.errors import LINE_BREAKS, UNSAFE_IN_SOURCE
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
+from tuning_codegen.printable import describe_unsafe
 
 
 class Formatter(NamedTuple):
@@ -71,10 +72,8 @@ def default_source_label(manifest: str) -> str:
 def unsafe_text(text: str) -> str | None:
     """What in ``text`` must not reach a line of source or of output, if anything."""
     for char in text:
-        if char in LINE_BREAKS:
-            return f"a line break (U+{ord(char):04X})"
-        if char in CONTROLS:
-            return f"a control character (U+{ord(char):04X})"
+        if char in LINE_BREAKS or char in UNSAFE_IN_SOURCE:
+            return describe_unsafe(char)
         if "\udc80" <= char <= "\udcff":  # a file name's byte, not UTF-8 text
             return f"a byte that is not UTF-8 (0x{ord(char) - 0xDC00:02x})"
     return None

@@ -15,16 +15,7 @@ from typing import Any
 
 from kprofile.core.values import plain
 from kprofile.render.section import Section, Table, values_list
-from tuning_codegen.errors import CONTROLS, LINE_BREAKS
-
-# What json.dumps(ensure_ascii=False) leaves raw in a string and a terminal would obey
-# (DEL, C1 controls, bidirectional overrides, U+2028/U+2029): written as JSON escapes
-# (``\\u202e``). Raw, these characters can only stand inside strings (the document's
-# own structure is ASCII), and "\n" there is already escaped: the one raw "\n" is the
-# indentation's, left alone.
-_JSON_ESCAPES = {
-    ord(c): f"\\u{ord(c):04x}" for c in (*CONTROLS, *LINE_BREAKS) if c != "\n"
-}
+from tuning_codegen.printable import escape_json
 
 
 def json_value(value: Any) -> Any:
@@ -68,4 +59,4 @@ def render_json(sections: Sequence[Section], header: dict[str, Any]) -> str:
     document = dict(header)
     document["sections"] = [section_json(s) for s in sections]
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
-    return text.translate(_JSON_ESCAPES) + "\n"
+    return escape_json(text) + "\n"

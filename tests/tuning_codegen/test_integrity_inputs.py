@@ -93,12 +93,17 @@ def test_value_that_is_not_a_scalar_is_refused(yaml_value: str, kind: str) -> No
 
 
 CONTROL_VALUES = [("\\e[31m", "001B"), ("\\0", "0000"), ("\\x7F", "007F"),
-                  ("\\u202E", "202E"), ("\\u2066", "2066"), ("\\x9B", "009B")]  # fmt: skip
+                  ("\\x9B", "009B")]  # fmt: skip
+# Invisible and direction-changing characters ("Trojan Source", look-alike text): the
+# bidirectional controls and marks, the Arabic letter mark, zero-width characters,
+# the word joiner, a BOM inside a value, tag characters, a soft hyphen.
+INVISIBLE_VALUES = ["202E", "2066", "200F", "061C", "200B", "200C", "200D", "2060",
+                    "FEFF", "E0041", "E007F", "00AD", "180E"]  # fmt: skip
 
 
 @pytest.mark.parametrize(("escape", "code"), CONTROL_VALUES)
 def test_value_with_a_control_character_is_refused(escape: str, code: str) -> None:
-    """Escapes, NUL and bidirectional overrides ("Trojan Source") stay out of code."""
+    """Escapes and NUL stay out of code."""
     manifest = parse_manifest(f'params:\n- {{X: "a{escape}b"}}\n', "m.yaml")
     with pytest.raises(Exception) as info:
         render_region(
@@ -108,6 +113,35 @@ def test_value_with_a_control_character_is_refused(escape: str, code: str) -> No
         f"m.yaml:2: error: params[0]: value of X contains a control character "
         f"(U+{code})"
     )
+
+
+@pytest.mark.parametrize("code", INVISIBLE_VALUES)
+def test_value_with_an_invisible_character_is_refused(code: str) -> None:
+    """Before, U+061C (Arabic letter mark) was written into the source while U+200F
+    was refused."""
+    escape = f"\\U{int(code, 16):08X}"
+    manifest = parse_manifest(f'params:\n- {{X: "a{escape}b"}}\n', "m.yaml")
+    with pytest.raises(Exception) as info:
+        render_region(
+            manifest.entries, {None: "[@X]"}, source_label="m", manifest_path="m.yaml"
+        )
+    assert str(info.value) == (
+        "m.yaml:2: error: params[0]: value of X contains an invisible or "
+        f"direction-changing character (U+{code})"
+    )
+
+
+def test_every_format_character_of_this_python_is_invisible() -> None:
+    """The one definition covers Unicode's format category as this interpreter's
+    unicodedata knows it (the hook runs under 3.10-3.13: Unicode 13-15.1)."""
+    import unicodedata
+
+    from tuning_codegen.printable import INVISIBLE
+
+    cf = {chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}
+    assert cf <= INVISIBLE
+    tags = {chr(c) for c in range(0xE0000, 0xE0080)}
+    assert INVISIBLE - cf <= tags | {chr(c) for c in range(0x13439, 0x13440)}
 
 
 def test_unused_non_scalar_values_are_fine_and_scalars_render() -> None:

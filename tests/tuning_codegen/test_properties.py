@@ -67,7 +67,9 @@ NAMES = ["M", "N", "K", "TILE", "_flag", "x9"]
 plain = st.text(
     alphabet=st.characters(
         blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029[",
-        blacklist_categories=("Cs", "Cc"),
+        # no control, format (invisible) or unassigned (the tag block) characters:
+        # values with them are refused, not written
+        blacklist_categories=("Cs", "Cc", "Cf", "Cn"),
     ),
     max_size=10,
 ).filter(lambda s: "MARK" not in s)
