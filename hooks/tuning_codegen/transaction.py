@@ -14,10 +14,13 @@ the target (a name too long for that is cut and given a hash), with the target's
 (and owner and group where permitted), and syncs it to disk.
 ``commit`` checks that every target still holds the text it was planned from, then
 renames every temporary over its target; if a rename fails, the targets already renamed
-get their old text back. Leaving the block any other way (an error, or a terminating
-signal: SIGHUP, SIGINT, SIGQUIT, SIGTERM) removes the temporaries, so every target
-stays as it was; such a signal arriving between the first and the last rename waits
-until every rename is done (or undone), then ends the run. A ``kill -9`` can leave
+get their old text back. Leaving the block any other way (an error, or a signal whose
+default action ends the process: SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR and the real-time signals)
+removes the temporaries, so every target stays as it was. Between the first and the
+last rename every signal that can be blocked is blocked (the faults SIGSEGV, SIGBUS,
+SIGABRT ... sent by another process included): it waits until every rename is done
+(or undone), then ends the run. A ``kill -9`` can leave
 temporaries behind, never a partial target; ``remove_stale_temporaries`` removes those
 of processes that no longer run. Callers hold the targets' locks (``locks``).
 """
@@ -40,7 +43,23 @@ from tuning_codegen.textio import file_kind, read_bytes
 
 TEMP_MARK = ".tuning-codegen-"
 TEMP_SUFFIX = ".tmp"
-SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
+
+
+def _terminating() -> tuple[int, ...]:
+    """The signals whose default action ends the process and that a handler may be
+    given (the faults aside: a handler for a real SIGSEGV would loop)."""
+    names = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2",
+             "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGXFSZ", "SIGIO",
+             "SIGPWR", "SIGSTKFLT")  # fmt: skip
+    found = {int(getattr(signal, n)) for n in names if hasattr(signal, n)}
+    if hasattr(signal, "SIGRTMIN"):
+        found.update(range(signal.SIGRTMIN, signal.SIGRTMAX + 1))
+    return tuple(sorted(found))
+
+
+SIGNALS = _terminating()
+# Held back between the first and the last rename: every signal that can be.
+BLOCKED = frozenset(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP}
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
 MAX_NAME_BYTES = 255  # a file name, not a path, on every common file system
 # "." + name + TEMP_MARK + a pid of up to 7 digits (Linux's pid_max) + TEMP_SUFFIX
@@ -95,12 +114,13 @@ class Transaction:
     def __enter__(self) -> Transaction:
         for signum in SIGNALS if self._handle_signals else ():
             try:
-                previous = signal.signal(signum, self._on_signal)
-            except ValueError:  # not the main thread: signals are not ours to handle
+                previous = signal.getsignal(signum)
+                if previous is signal.SIG_IGN:
+                    continue  # ignored by whoever started us: it stays ignored
+                signal.signal(signum, self._on_signal)
+            except (ValueError, OSError):  # not the main thread, or not settable
                 continue
             self._handlers[signum] = previous
-            if previous is signal.SIG_IGN:  # ignored by whoever started us: keep it so
-                signal.signal(signum, signal.SIG_IGN)
         return self
 
     def __exit__(
@@ -116,7 +136,7 @@ class Transaction:
             self._temps.clear()
         finally:
             for signum, previous in self._handlers.items():
-                signal.signal(signum, previous)
+                signal.signal(signum, signal.SIG_DFL if previous is None else previous)
         if self._pending is not None and kind is None:
             raise Interrupted(self._pending)
 
@@ -159,6 +179,7 @@ class Transaction:
         for staged in self._staged:
             _check_unchanged(staged)
         self._deferring = True  # a signal waits until every rename is done or undone
+        held = _block_signals() if self._handle_signals else None
         done: list[_Staged] = []
         try:
             for staged in self._staged:
@@ -170,10 +191,21 @@ class Transaction:
                 self._temps.remove(staged.temp)
                 done.append(staged)
         finally:
+            if held is not None:  # what came meanwhile is delivered now
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
             self._deferring = False
         _sync_folders({os.path.dirname(s.real) for s in done})
         if self._pending is not None:
             raise Interrupted(self._pending)
+
+
+def _block_signals() -> set[int | signal.Signals] | None:
+    """Block every signal that can be; the mask before (None: not the main thread's
+    to change, or no such call here)."""
+    try:
+        return signal.pthread_sigmask(signal.SIG_BLOCK, BLOCKED)
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def cannot_write(shown: str, exc: OSError, step: str = "") -> InputError:
