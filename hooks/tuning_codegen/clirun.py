@@ -1,7 +1,8 @@
 """Running a click command under the project's error policy, for both console scripts.
 
 User mistakes (``InputError`` and click usage errors) become one line per problem on
-stderr and exit code 2; a closed pipe (``| head``) ends quietly; Ctrl-C (SIGINT)
+stderr and exit code 2, and so does running out of memory; a closed pipe (``| head``)
+ends quietly, with the exit code the work had (``PipeSafe``); Ctrl-C (SIGINT)
 anywhere, and SIGHUP, SIGTERM or SIGQUIT while files are written, exit 128 + the
 signal number (130 for Ctrl-C) with one line naming it; anything else is a bug:
 one line asking for a report and exit code 3, with the traceback only when the
@@ -13,11 +14,13 @@ environment variable ``<PROG>_TRACEBACK`` (``TUNING_CODEGEN_TRACEBACK``,
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import Any, TextIO
 
 import click
 
@@ -38,7 +41,64 @@ def traceback_variable(prog: str) -> str:
     return prog.upper().replace("-", "_") + "_TRACEBACK"
 
 
+class PipeSafe:
+    """A standard stream that a closed pipe (``| head``) cannot stop: writes to it
+    are dropped once the reader is gone (its descriptor then points at /dev/null, so
+    nothing fails at exit either), and the run goes on to the exit code its work
+    has."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.closed_pipe = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_pipe:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_pipe:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def _closed(self) -> None:
+        self.closed_pipe = True
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass  # not a descriptor (a test's capture): nothing is left to flush
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def pipe_safe() -> Iterator[None]:
+    """stdout and stderr as ``PipeSafe`` streams while the command runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = PipeSafe(sys.stdout)
+    sys.stderr = PipeSafe(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = saved
+
+
 def run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -> int:
+    """``command`` under the error policy, with closed pipes ending quietly: the exit
+    code is the one the work had (0 done, 1 stale or a failed gate, 2 bad input)."""
+    with pipe_safe():
+        return _run_command(command, argv, prog)
+
+
+def _run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -> int:
     try:
         with ctrl_c_interrupts():
             code = command.main(
@@ -53,9 +113,13 @@ def run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -
     except InputError as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT_ERROR
-    except BrokenPipeError:  # e.g. piped into head: stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+    except MemoryError:  # an input within every limit can still exceed this machine
+        print(
+            f"{prog}: error: not enough memory for this run: an input is too large "
+            "for this machine",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT_ERROR
     except KeyboardInterrupt:  # a handler of SIGINT other than ours ran
         return interrupted(prog, signal.SIGINT)
     except click.exceptions.Abort as exc:  # click's word for Ctrl-C (or end of input)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from tuning_codegen.printable import (
@@ -100,3 +101,18 @@ class Interrupted(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+@contextmanager
+def memory_named(path: str, what: str = "read it") -> Iterator[None]:
+    """Running out of memory while reading ``path`` is that input's error (exit 2,
+    one line naming it), not a bug: an input within every limit can still make more
+    than this machine holds."""
+    try:
+        yield
+    except MemoryError:
+        raise InputError(
+            path,
+            f"not enough memory to {what}: it makes more than this machine can hold; "
+            "split it, or give the run more memory",
+        ) from None

@@ -16,7 +16,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tuning_codegen.errors import InputError, InputErrors, InputWarning, Location, warn
+from tuning_codegen.errors import (
+    InputError,
+    InputErrors,
+    InputWarning,
+    Location,
+    memory_named,
+    warn,
+)
 from tuning_codegen.formatter import Target, formatted_insides
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
@@ -91,20 +98,22 @@ def render_table(
         except InputError as exc:
             errors.append(exc)
     try:
-        manifest = parse_manifest(files.text(table.manifest), table.manifest)
+        with memory_named(table.manifest):
+            manifest = parse_manifest(files.text(table.manifest), table.manifest)
     except InputError as exc:
         errors.append(exc)
     if errors:
         raise InputErrors(errors)
-    region = render_region(
-        manifest.entries,
-        snippets,
-        source_label=table.source_label,
-        manifest_path=table.manifest,
-        indent=table.indent if indent is None else indent,
-        language=table.language,
-        forbidden=forbidden,
-    )
+    with memory_named(table.manifest, "render it"):
+        region = render_region(
+            manifest.entries,
+            snippets,
+            source_label=table.source_label,
+            manifest_path=table.manifest,
+            indent=table.indent if indent is None else indent,
+            language=table.language,
+            forbidden=forbidden,
+        )
     warn(typo_warnings(manifest.entries, snippets, table.manifest))
     warn(trailing_comma_warnings(table, snippets))
     return region
@@ -127,6 +136,15 @@ def group_by_target(tables: Iterable[Table]) -> dict[str, list[Table]]:
     for table in tables:
         groups.setdefault(file_identity(table.target), []).append(table)
     return groups
+
+
+def other_tables_by_target(
+    tables: Sequence[Table], siblings: Sequence[Table]
+) -> dict[str, list[Table]]:
+    """The tables of ``siblings`` that are not among ``tables`` (table names are
+    unique), by the file they write."""
+    chosen = {t.name for t in tables}
+    return group_by_target(t for t in siblings if t.name not in chosen)
 
 
 def plan(
@@ -154,13 +172,13 @@ def _plan(
     real_of: Callable[[str], str],
     files: Files,
 ) -> list[TargetUpdate]:
-    others = group_by_target(t for t in siblings if t not in tables)
+    others = other_tables_by_target(tables, siblings)
     updates: list[TargetUpdate] = []
     errors: list[InputError] = []
     for key, group in group_by_target(tables).items():
         real = real_of(group[0].target)
         try:
-            update = _plan_target(real, group, others.get(key, []), files)
+            update = plan_target(real, group, others.get(key, []), files)
         except InputErrors as exc:
             errors.extend(exc.errors)
         except InputError as exc:
@@ -179,7 +197,7 @@ def markers_of(tables: Sequence[Table]) -> list[Markers]:
     ]
 
 
-def _plan_target(
+def plan_target(
     real: str, group: list[Table], others: list[Table], files: Files
 ) -> TargetUpdate:
     shown = group[0].target

@@ -33,8 +33,8 @@ from tuning_codegen.yamlload import Constructor, TooDeep, compose, construct
 _TAGS = "tag:yaml.org,2002:"
 MERGE_TAG = _TAGS + "merge"
 _STR_TAG = _TAGS + "str"
-_MAP_TAG = _TAGS + "map"
-_SEQ_TAG = _TAGS + "seq"
+MAP_TAG = _MAP_TAG = _TAGS + "map"
+SEQ_TAG = _SEQ_TAG = _TAGS + "seq"
 
 
 class Entry(NamedTuple):
@@ -238,6 +238,11 @@ def _find_key(mapping: yaml.MappingNode, name: str) -> yaml.Node | None:
         if isinstance(key, yaml.ScalarNode) and key.tag == _STR_TAG:
             found = value if key.value == name else found
     return found
+
+
+def describe_node(node: yaml.Node) -> str:
+    """A node as a message names it: ``a list``, ``the scalar 'x'``, ``a !!set``."""
+    return _describe(node)
 
 
 def _describe(node: yaml.Node) -> str:

@@ -39,13 +39,16 @@ from typing import Any, NamedTuple
 import yaml
 
 from tuning_codegen.crosscheck import shared_formatters, shared_markers, targets_read
-from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.errors import InputError, InputErrors, memory_named
 from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
 from tuning_codegen.manifest import (
+    MAP_TAG,
     MERGE_TAG,
+    SEQ_TAG,
     compose_yaml,
     construct_yaml,
     describe_key,
+    describe_node,
 )
 from tuning_codegen.paths import (
     REGISTRY_NAME,
@@ -139,7 +142,8 @@ def unregistered(registry: Registry, files: Iterable[str]) -> list[str]:
 
 def load_registry(path: str | os.PathLike[str]) -> Registry:
     name = os.fspath(path)
-    return parse_registry(read_text(name), name)
+    with memory_named(name):
+        return parse_registry(read_text(name), name)
 
 
 def parse_registry(text: str, name: str) -> Registry:
@@ -184,9 +188,12 @@ def _check_top_level(
     root: yaml.Node | None, path: str
 ) -> tuple[yaml.SequenceNode, yaml.Node | None]:
     """The ``tables`` list and the ``defaults`` node (None: not given)."""
-    if not isinstance(root, yaml.MappingNode):
+    if not isinstance(root, yaml.MappingNode) or root.tag != MAP_TAG:
         line = None if root is None else root.start_mark.line + 1
-        raise InputError(path, "expected a mapping with a 'tables' list", line=line)
+        what = "an empty document" if root is None else describe_node(root)
+        raise InputError(
+            path, f"expected a mapping with a 'tables' list, got {what}", line=line
+        )
     found: dict[str, yaml.Node] = {}
     for key, value in root.value:
         if key.tag == MERGE_TAG:
@@ -207,10 +214,10 @@ def _check_top_level(
             "no 'tables' key: list the tables under 'tables'",
             line=root.start_mark.line + 1,
         )
-    if not isinstance(tables_node, yaml.SequenceNode):
+    if not isinstance(tables_node, yaml.SequenceNode) or tables_node.tag != SEQ_TAG:
         raise InputError(
             path,
-            "'tables' must be a list of mappings",
+            f"'tables' must be a list of mappings, got {describe_node(tables_node)}",
             line=tables_node.start_mark.line + 1,
         )
     return tables_node, found.get("defaults")
@@ -221,10 +228,11 @@ def _defaults(node: yaml.Node | None, path: str) -> dict[str, Any]:
     mapping of language names to commands)."""
     if node is None:
         return {}
-    if not isinstance(node, yaml.MappingNode):
+    if not isinstance(node, yaml.MappingNode) or node.tag != MAP_TAG:
         raise InputError(
             path,
-            f"'defaults' must be a mapping of {', '.join(DEFAULT_KEYS)}",
+            f"'defaults' must be a mapping of {', '.join(DEFAULT_KEYS)}, got "
+            f"{describe_node(node)}",
             line=node.start_mark.line + 1,
         )
     for key, _ in node.value:
@@ -295,9 +303,11 @@ def _check_keys(node: yaml.MappingNode, path: str) -> None:
 
 def _table(node: yaml.Node, where: _Where, defaults: Mapping[str, Any]) -> Table:
     path = where.path
-    if not isinstance(node, yaml.MappingNode):
+    if not isinstance(node, yaml.MappingNode) or node.tag != MAP_TAG:
         raise InputError(
-            path, "each table must be a mapping", line=node.start_mark.line + 1
+            path,
+            f"each table must be a mapping, got {describe_node(node)}",
+            line=node.start_mark.line + 1,
         )
     _check_keys(node, path)
     raw: dict[str, Any] = construct_yaml(node, path)

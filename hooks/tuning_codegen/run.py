@@ -22,6 +22,7 @@ from tuning_codegen.flags import Request
 from tuning_codegen.generate import plan, regenerate
 from tuning_codegen.hookmode import open_commit, refuse_deleted_registry
 from tuning_codegen.hookrun import run_hook
+from tuning_codegen.listing import statuses
 from tuning_codegen.paths import REGISTRY_NAME
 from tuning_codegen.registry import (
     Registry,
@@ -194,23 +195,13 @@ def _list(
 ) -> int:
     """One row per table; exit 2 if a table has an error, else 1 if ``check`` and
     one is stale."""
-    rows = [_row(t, siblings, shown) for t in tables]
+    rows = [
+        Row(s.table.name, shown(s.table.target), s.status, s.error)
+        if s.error is None
+        else Row(s.table.name, shown(s.table.target), f"error: {s.error}", s.error)
+        for s in statuses(tables, siblings)
+    ]
     reporter.listed(rows)
     if any(row.error is not None for row in rows):
         return EXIT_INPUT_ERROR
     return EXIT_STALE if check and any(r.status == "stale" for r in rows) else EXIT_OK
-
-
-def _row(table: Table, siblings: Sequence[Table], shown: Shown) -> Row:
-    """fresh, stale, or ``error: ...`` for one table (its target's other regions
-    checked too)."""
-    try:
-        (update,) = plan([table], siblings)
-    except InputErrors as exc:
-        error = exc.errors[0]
-    except InputError as exc:
-        error = exc
-    else:
-        status = "stale" if update.stale_tables else "fresh"
-        return Row(table.name, shown(table.target), status)
-    return Row(table.name, shown(table.target), f"error: {error}", error)

@@ -105,7 +105,17 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "table-not-a-mapping",
         whole("tables:\n  - just a string\n"),
-        [f"{REG}:2: error: each table must be a mapping"],
+        [f"{REG}:2: error: each table must be a mapping, got the scalar 'just a string'"],
+    ),
+    (
+        "table-a-set",  # a mapping node with another tag: before, an internal error
+        whole("tables:\n  - !!set {name: x, manifest: m.yaml, snippet: s, target: t, begin_marker: B, end_marker: E}\n"),
+        [f"{REG}:2: error: each table must be a mapping, got a !!set"],
+    ),
+    (
+        "registry-a-set",
+        whole("!!set {tables: null}\n"),
+        [f"{REG}:1: error: expected a mapping with a 'tables' list, got a !!set"],
     ),
     (
         "unknown-language",
@@ -117,7 +127,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "tables-not-a-list",
         whole("tables:\n  name: x\n"),
-        [f"{REG}:2: error: 'tables' must be a list of mappings"],
+        [f"{REG}:2: error: 'tables' must be a list of mappings, got a mapping"],
     ),
     (
         "duplicate-top-level-key",
@@ -144,7 +154,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "empty-file",
         whole(""),
-        [f"{REG}: error: expected a mapping with a 'tables' list"],
+        [f"{REG}: error: expected a mapping with a 'tables' list, got an empty document"],
     ),
     (
         "invalid-yaml",
