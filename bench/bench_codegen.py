@@ -320,7 +320,9 @@ def hook_mode_timings(root: Path, tool: Sequence[str], runs: int) -> list[Timing
                 f"(a) hook, registry named: --hook --config {NAMED_REGISTRY} "
                 f"{OTHER_FILE}",
                 *time_command(
-                    root, [*tool, "--hook", "--config", NAMED_REGISTRY, OTHER_FILE], runs
+                    root,
+                    [*tool, "--hook", "--config", NAMED_REGISTRY, OTHER_FILE],
+                    runs,
                 ),
             ),
             0,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tuning_codegen.errors import InputError
+from tuning_codegen.markerset import MarkerSet
 from tuning_codegen.table import Table
 
 
@@ -36,14 +37,17 @@ def shared_markers(
                             line=lines[table.name],
                         )
                     )
-        markers = {m: d for t in group for m, d in t.markers().items()}
+        markers = MarkerSet()
         for table in group:
-            found = [d for m, d in markers.items() if m in table.source_label]
+            markers.add(table.markers())
+        for table in group:
+            found = markers.first_in(table.source_label)
             if found:
                 errors.append(
                     InputError(
                         path,
-                        f"table '{table.name}': source_label contains {found[0]}",
+                        f"table '{table.name}': source_label contains "
+                        f"{markers[found[0]]}",
                         line=lines[table.name],
                     )
                 )

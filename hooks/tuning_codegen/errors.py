@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from types import TracebackType
 from typing import NamedTuple
 
 from tuning_codegen.printable import (
@@ -103,16 +103,27 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
-@contextmanager
-def memory_named(path: str, what: str = "read it") -> Iterator[None]:
+class memory_named:  # noqa: N801 (used as a function: ``with memory_named(path):``)
     """Running out of memory while reading ``path`` is that input's error (exit 2,
     one line naming it), not a bug: an input within every limit can still make more
-    than this machine holds."""
-    try:
-        yield
-    except MemoryError:
-        raise InputError(
-            path,
-            f"not enough memory to {what}: it makes more than this machine can hold; "
-            "split it, or give the run more memory",
-        ) from None
+    than this machine holds. (A class: it is entered once per manifest.)"""
+
+    def __init__(self, path: str, what: str = "read it") -> None:
+        self.path = path
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if kind is not None and issubclass(kind, MemoryError):
+            raise InputError(
+                self.path,
+                f"not enough memory to {self.what}: it makes more than this machine "
+                "can hold; split it, or give the run more memory",
+            ) from None

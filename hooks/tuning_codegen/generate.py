@@ -28,6 +28,7 @@ from tuning_codegen.formatter import Target, formatted_insides
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
 from tuning_codegen.manifest import parse_manifest
+from tuning_codegen.markerset import MarkerSet, marker_set
 from tuning_codegen.paths import find_git_root
 from tuning_codegen.render import render_region, typo_warnings
 from tuning_codegen.snippet import parse_snippet
@@ -83,18 +84,18 @@ class WorkingTree:
 def render_table(
     table: Table,
     files: Files | None = None,
-    forbidden: dict[str, str] | None = None,
+    forbidden: Mapping[str, str] | None = None,
     indent: str | None = None,
 ) -> str:
     """The region of ``table``; ``forbidden``: every marker of its target; ``indent``
     the indent of its lines when not the table's own (``indent: marker``)."""
     files = files or WorkingTree()
-    forbidden = table.markers() if forbidden is None else forbidden
+    forbidden = marker_set(table.markers() if forbidden is None else forbidden)
     errors: list[InputError] = []
     snippets: dict[str | None, str] = {}
     for name, path in [(None, table.snippet), *table.snippet_variants.items()]:
         try:
-            snippets[name] = parse_snippet(files.text(path), path, forbidden)
+            snippets[name] = _snippet(files, path, forbidden)
         except InputError as exc:
             errors.append(exc)
     try:
@@ -197,14 +198,28 @@ def markers_of(tables: Sequence[Table]) -> list[Markers]:
     ]
 
 
+def _snippet(files: Files, path: str, markers: MarkerSet) -> str:
+    """A snippet parsed and checked against the target's markers once, however many
+    of the target's tables use it (the result, or its error, kept on ``markers``)."""
+    if path not in markers.parsed:
+        try:
+            markers.parsed[path] = parse_snippet(files.text(path), path, markers)
+        except InputError as exc:
+            markers.parsed[path] = exc
+    found = markers.parsed[path]
+    if not isinstance(found, str):
+        raise found
+    return found
+
+
 def plan_target(
     real: str, group: list[Table], others: list[Table], files: Files
 ) -> TargetUpdate:
     shown = group[0].target
     everyone = [*group, *others]
-    forbidden: dict[str, str] = {}
+    forbidden = MarkerSet()
     for table in everyone:
-        forbidden.update(table.markers())
+        forbidden.add(table.markers())
     located: list[InputError] = []  # reported after the tables' own errors
     old, regions = "", []
     try:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.generate import (
     WorkingTree,
     group_by_target,
@@ -39,6 +40,15 @@ def statuses(
     real_of: Callable[[str], str] = os.path.realpath,
 ) -> list[Status]:
     """One status per table of ``tables``, in their order."""
+    with paused_gc():  # rendering many tables makes many objects, few garbage
+        return _statuses(tables, siblings, real_of)
+
+
+def _statuses(
+    tables: Sequence[Table],
+    siblings: Sequence[Table],
+    real_of: Callable[[str], str],
+) -> list[Status]:
     files = WorkingTree()
     others = other_tables_by_target(tables, siblings)
     found: dict[str, Status] = {}

@@ -108,9 +108,10 @@ def find_registry(start: str) -> str | None:
     return None
 
 
-def short_path(path: str) -> str:
-    """``path`` relative to the working directory when below it, for messages."""
-    below = os.getcwd().rstrip(os.sep) + os.sep
+def short_path(path: str, cwd: str | None = None) -> str:
+    """``path`` relative to the working directory (``cwd``: already asked) when
+    below it, for messages."""
+    below = (cwd or os.getcwd()).rstrip(os.sep) + os.sep
     if path.startswith(below) and os.path.normpath(path) == path:
         return path[len(below) :]  # what relpath says, for a fraction of its cost
     rel = os.path.relpath(path)
@@ -154,6 +155,8 @@ def _parts_below(path: str, root: str) -> list[str] | None:
 
 def inside_git_folder(path: str, root: str) -> bool:
     """Whether ``path`` (below ``root``) has a component named ``.git``, any case."""
+    if ".git" not in path.casefold():
+        return False  # the usual case, without splitting the path
     parts = _parts_below(path, root) or []
     return any(part.casefold() == ".git" for part in parts)
 

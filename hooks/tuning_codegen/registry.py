@@ -40,6 +40,7 @@ import yaml
 
 from tuning_codegen.crosscheck import shared_formatters, shared_markers, targets_read
 from tuning_codegen.errors import InputError, InputErrors, memory_named
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
 from tuning_codegen.manifest import (
     MAP_TAG,
@@ -107,6 +108,8 @@ class _Where(NamedTuple):
     root: str
     resolve: RealPaths
     real: dict[str, str]
+    cwd: str  # asked once: every path is shown relative to it
+    placed: dict[str, tuple[str, str, str | None]]  # value -> shown, real, problem
 
 
 def discover_registry(config: str | None, cwd: str) -> Registry | None:
@@ -148,9 +151,15 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
 
 def parse_registry(text: str, name: str) -> Registry:
     """The registry ``name`` holding ``text`` (read from disk, or from the index)."""
+    with paused_gc():  # a registry of 10,000 tables is a million objects, no garbage
+        return _parse_registry(text, name)
+
+
+def _parse_registry(text: str, name: str) -> Registry:
     root_node = compose_yaml(text, name)
     folder = os.path.dirname(os.path.realpath(name))
-    where = _Where(name, folder, find_git_root(folder) or folder, RealPaths(), {})
+    root = find_git_root(folder) or folder
+    where = _Where(name, folder, root, RealPaths(), {}, os.getcwd(), {})
     tables_node, defaults_node = _check_top_level(root_node, name)
     defaults = _defaults(defaults_node, name)
     errors: list[InputError] = []
@@ -323,12 +332,9 @@ def _table(node: yaml.Node, where: _Where, defaults: Mapping[str, Any]) -> Table
     _check_values(raw, fail)
 
     def resolve(key: str, value: str) -> str:
-        full = os.path.normpath(os.path.join(where.folder, value))
-        real = where.resolve(full)
-        problem = placement_problem(full, where.root, real)
+        shown, real, problem = _placed(value, where)
         if problem is not None:
             raise fail(key, f"{key} '{value}' {problem}")
-        shown = short_path(full)
         where.real[shown] = real
         return shown
 
@@ -402,6 +408,17 @@ def _formatter(
             "found on PATH (nothing in the repository is run)"
         )
     return Formatter(tuple(command), origin)
+
+
+def _placed(value: str, where: _Where) -> tuple[str, str, str | None]:
+    """A registered path as shown, resolved, and why it may not be used (each value
+    worked out once: tables share snippets and targets)."""
+    if value not in where.placed:
+        full = os.path.normpath(os.path.join(where.folder, value))
+        real = where.resolve(full)
+        problem = placement_problem(full, where.root, real)
+        where.placed[value] = (short_path(full, where.cwd), real, problem)
+    return where.placed[value]
 
 
 def _check_values(

@@ -26,9 +26,10 @@ from tuning_codegen.errors import (
 )
 from tuning_codegen.languages import DEFAULT_INDENT, DEFAULT_LANGUAGE, Language
 from tuning_codegen.manifest import Entry
+from tuning_codegen.markerset import marker_set
 from tuning_codegen.printable import describe_unsafe
 from tuning_codegen.snippet import PLACEHOLDER, normalize_snippet, split_placeholders
-from tuning_codegen.typos import missing_hint, typo_message, typos
+from tuning_codegen.typos import listed, missing_hint, typo_message, typos
 
 __all__ = [
     "DEFAULT_INDENT",
@@ -94,10 +95,8 @@ def value_problem(
                 "which no UTF-8 file can hold"
             )
         return f"value of {name} contains {describe_unsafe(char)}"
-    for marker, what in forbidden.items():
-        if marker in text:
-            return f"value of {name} contains {what}"
-    return None
+    found = marker_set(forbidden).first_in(text)
+    return None if found is None else f"value of {name} contains {forbidden[found[0]]}"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -198,11 +197,11 @@ def render_entry(
     forbidden: Mapping[str, str] | None = None,
 ) -> str:
     """One entry; ``forbidden`` maps each marker of the target to what it is."""
-    forbidden = forbidden or {}
+    markers = marker_set(forbidden)
     body, missing, problems = _fill(snippet, entry.values, language, {})
     if missing:
         hint = missing_hint(typos(entry, snippet), missing)
-        problems.insert(0, f"Missing snippet parameters: {', '.join(missing)}{hint}")
+        problems.insert(0, f"Missing snippet parameters: {listed(missing)}{hint}")
     if problems:
         raise _entry_error(entry, manifest_path, "; ".join(problems))
     text = (
@@ -210,11 +209,12 @@ def render_entry(
         f"{indent}{language.comment} index: [{entry.position}]\n"
         f"{indent_lines(body.rstrip(), indent)},"
     )
-    for marker, what in forbidden.items():
-        if marker in text:  # name the value that brought it, if one did
-            _, _, culprits = _fill(snippet, entry.values, language, forbidden)
-            why = culprits[0] if culprits else f"the rendered entry contains {what}"
-            raise _entry_error(entry, manifest_path, why)
+    found = markers.first_in(text)
+    if found is not None:  # name the value that brought it, if one did
+        _, _, culprits = _fill(snippet, entry.values, language, markers)
+        what = markers[found[0]]
+        why = culprits[0] if culprits else f"the rendered entry contains {what}"
+        raise _entry_error(entry, manifest_path, why)
     return text
 
 
@@ -238,6 +238,7 @@ def render_region(
 
     Every failing entry is reported, not just the first.
     """
+    forbidden = marker_set(forbidden)
     parts: list[str] = []
     errors: list[InputError] = []
     for entry in entries:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 
 from tuning_codegen.errors import InputError
+from tuning_codegen.markerset import marker_set
 
 PLACEHOLDER = re.compile(r"\[@([A-Za-z_][A-Za-z0-9_]*)\]")
 OPENING = "[@"
@@ -59,8 +60,9 @@ def parse_snippet(
             )
         start = body.find(OPENING, start + len(OPENING))
     text = PLACEHOLDER.sub(lambda m: "\0" * len(m.group()), body)  # [@M_END] is no END
-    for marker, what in (forbidden or {}).items():
-        found = text.find(marker)
-        if found != -1:
-            raise InputError(path, f"contains {what}", line=_line_of(body, found))
+    markers = marker_set(forbidden)
+    found = markers.first_in(text)
+    if found is not None:
+        marker, at = found
+        raise InputError(path, f"contains {markers[marker]}", line=_line_of(body, at))
     return body

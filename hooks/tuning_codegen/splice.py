@@ -12,11 +12,12 @@ target never share a line, nest or overlap.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
 from tuning_codegen.errors import LINE_BREAKS, InputError, InputErrors
+from tuning_codegen.markerset import MarkerSet
 
 INDENTATION = " \t\f"
 BOM = "\ufeff"  # may start a UTF-8 file, before the first line's indentation
@@ -69,10 +70,26 @@ class Lines:
         self.text = text
         self.lines = split_lines(text)
         self.starts = [0, *accumulate(map(len, self.lines))]
+        self._found: dict[str, list[int]] | None = None
+
+    def look_for(self, markers: Iterable[str]) -> None:
+        """Find many markers in one scan of the text (``holding`` then answers from
+        it): one ``find`` per marker costs the text's length times their number."""
+        wanted = MarkerSet({m: "" for m in markers if m and _one_line(m)})
+        if not wanted.many():
+            return
+        found: dict[str, list[int]] = {m: [] for m in wanted}
+        for marker, at in wanted.every_in(self.text):
+            index = bisect_right(self.starts, at) - 1
+            if not found[marker] or found[marker][-1] != index:
+                found[marker].append(index)
+        self._found = found
 
     def holding(self, marker: str) -> list[int]:
         """Indexes of the lines that contain ``marker``."""
-        if not marker or any(c in LINE_BREAKS for c in marker):  # "" is in each
+        if self._found is not None and marker in self._found:
+            return self._found[marker]
+        if not marker or not _one_line(marker):  # "" is in each line
             return [i for i, line in enumerate(self.lines) if marker in line]
         found: list[int] = []
         at = self.text.find(marker)
@@ -81,6 +98,10 @@ class Lines:
             found.append(index)
             at = self.text.find(marker, self.starts[index + 1])
         return found
+
+
+def _one_line(marker: str) -> bool:
+    return not any(c in LINE_BREAKS for c in marker)
 
 
 def _find_marker(
@@ -146,6 +167,7 @@ def _clash(first: Region, second: Region, path: str) -> InputError:
 def locate(text: str, tables: Sequence[Markers], path: str) -> list[Region]:
     """Every table's region in ``text``, checked to be disjoint; all errors at once."""
     lines = Lines(text)
+    lines.look_for(m for markers in tables for m in (markers.begin, markers.end))
     regions: list[Region] = []
     errors: list[InputError] = []
     for markers in tables:

@@ -8,17 +8,53 @@ placeholder that the entry leaves to a merge key or not set at all. Short names 
 to be closer (``BM`` is not a typo of ``BN``): two edits from 6 letters on, one from
 3, otherwise case only. Keys no placeholder uses but close to none (``name``,
 ``dtype``, ``AUTOTUNING_MODE``, ``TUNE_GRID_DIM_X`` in real tables) stay silent.
+
+The cost stays near-linear in the snippet: its names are gathered once (``Names``),
+and a snippet of more than ``SEARCHED`` distinct placeholders (no real table has a
+hundred) is only looked at for keys that differ from a name in case.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from tuning_codegen.manifest import Entry
 from tuning_codegen.snippet import split_placeholders
 
 CONTROL_KEYS = frozenset({"_template"})
+SEARCHED = 5000  # distinct placeholders up to which close names are searched
+SHOWN_MISSING = 20  # missing names a message lists
+
+
+class Names:
+    """A snippet's distinct placeholder names, gathered once."""
+
+    def __init__(self, snippet: str) -> None:
+        self.used = frozenset(split_placeholders(snippet)[1])
+        self.ordered = tuple(sorted(self.used))
+        self.by_lower: dict[str, str] = {}
+        for name in self.ordered:
+            self.by_lower.setdefault(name.lower(), name)
+        self._found: dict[tuple[str, frozenset[str]], str | None] = {}
+
+    def close_to(self, key: str, own: Mapping[str, int]) -> str | None:
+        """The name ``key`` is most likely a typo of, among those ``own`` (the keys
+        the entry sets itself) leaves unset (worked out once per key and set of
+        names set: the entries of a table mostly share theirs)."""
+        if len(self.ordered) > SEARCHED:  # many names: case only
+            name = self.by_lower.get(key.lower())
+            return None if name is None or name in own or name == key else name
+        taken = frozenset(name for name in own if name in self.used)
+        if (key, taken) not in self._found:
+            unset = tuple(name for name in self.ordered if name not in taken)
+            self._found[key, taken] = close_name(key, unset)
+        return self._found[key, taken]
+
+
+@functools.lru_cache(maxsize=16)
+def snippet_names(snippet: str) -> Names:
+    return Names(snippet)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -56,17 +92,23 @@ def _distance(a: str, b: str, limit: int) -> int | None:
 
 def typos(entry: Entry, snippet: str) -> list[tuple[str, str, int]]:
     """``(key, placeholder, line of the key)`` for each likely typo in ``entry``."""
-    used = set(split_placeholders(snippet)[1])
-    unused = [k for k in entry.own if k not in used and k not in CONTROL_KEYS]
-    if not unused:
-        return []
-    unset = tuple(sorted(name for name in used if name not in entry.own))
+    names = snippet_names(snippet)
+    unused = [k for k in entry.own if k not in names.used and k not in CONTROL_KEYS]
     found = []
     for key in unused:
-        name = close_name(key, unset)
+        name = names.close_to(key, entry.own)
         if name is not None:
             found.append((key, name, entry.own[key]))
     return found
+
+
+def listed(missing: Sequence[str]) -> str:
+    """Missing names as a message lists them: the first ``SHOWN_MISSING``, and how
+    many more."""
+    if len(missing) <= SHOWN_MISSING:
+        return ", ".join(missing)
+    more = len(missing) - SHOWN_MISSING
+    return f"{', '.join(missing[:SHOWN_MISSING])} and {more} more"
 
 
 def typo_message(key: str, name: str) -> str:

@@ -102,11 +102,28 @@ def _compose_pure(text: str) -> yaml.Node | None:
 
 def _remember_resolved(loader: yaml.SafeLoader) -> None:
     """Resolve each distinct scalar spelling once (keys and common values recur in
-    every entry): without path resolvers, which the safe loader has none of, a tag
-    depends on the node's kind, text and style alone."""
+    every entry, and in every manifest of a registry): without path resolvers, which
+    the safe loader has none of, a tag depends on the node's kind, text and style
+    alone, so one cache per loader class serves every document of a run."""
     if not loader.yaml_path_resolvers:
-        remembered = functools.lru_cache(maxsize=None)(loader.resolve)
-        loader.resolve = remembered  # type: ignore[method-assign]
+        loader.resolve = _resolver(type(loader))  # type: ignore[method-assign]
+
+
+_RESOLVERS: dict[type, Any] = {}
+_RESOLVED_KEPT = 65536  # distinct spellings remembered (bounded: inputs are not)
+
+
+def _resolver(kind: type[yaml.SafeLoader]) -> Any:
+    """The cached ``resolve`` of loaders of class ``kind`` (no instance state is read
+    without path resolvers)."""
+    if kind not in _RESOLVERS:
+        probe = kind("")
+        remember = functools.lru_cache(maxsize=_RESOLVED_KEPT)
+        try:
+            _RESOLVERS[kind] = remember(probe.resolve)
+        finally:
+            probe.dispose()
+    return _RESOLVERS[kind]
 
 
 def construct(node: yaml.Node) -> Any:
