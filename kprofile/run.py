@@ -13,15 +13,15 @@ import os
 from collections.abc import Sequence
 from typing import cast
 
+from kprofile.core.defaults import DEFAULT_METRIC, Aggregate
 from kprofile.core.metric import Metric, default_metric, resolve_metric
 from kprofile.core.query import query_rows
-from kprofile.core.repeats import Aggregate
 from kprofile.core.runs import combine_runs
 from kprofile.errors import PROG, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.modes import Mode, check_options
 from kprofile.modes.noise import noise_sections
-from kprofile.options import DEFAULT_METRIC, Options
+from kprofile.options import Options
 from kprofile.outcome import NoUsableInput, Outcome
 from kprofile.progress import SILENT, Progress
 from kprofile.sinks.output import write_output

@@ -8,6 +8,8 @@ including ones a test run never loads.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,6 +165,12 @@ def test_lazy_imports_are_few_and_each_says_why() -> None:
         ("kprofile.inputs", "kprofile.core"),
         ("kprofile.inputs", "kprofile.modes"),
         ("kprofile.manifest", "kprofile.modes"),
+        # defaults live with the analysis: the command line reads them, never the
+        # reverse
+        ("kprofile.core", "kprofile.options"),
+        ("kprofile.core", "kprofile.cli"),
+        ("kprofile.inputs", "kprofile.options"),
+        ("kprofile.inputs", "kprofile.cli"),
     ],
 )
 def test_layers_import_one_way(layer: str, forbidden: str) -> None:
@@ -175,6 +183,21 @@ def test_layers_import_one_way(layer: str, forbidden: str) -> None:
         if inside(i.module, layer) and inside(i.target, forbidden)
     ]
     assert wrong == []
+
+
+def test_the_command_line_parses_without_the_analyzer_stack() -> None:
+    """``kprofile --help`` and the check that the analysis extra is installed run
+    before pandas is imported: the defaults the CLI shows come from modules that
+    import none of it (``core.defaults``, ``inputs.limits``)."""
+    code = (
+        "import sys, kprofile.cli; "
+        "print(' '.join(sorted(m.split('.')[0] for m in sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = set(done.stdout.split())
+    assert not loaded & {"pandas", "numpy", "scipy", "matplotlib", "rich"}
 
 
 def test_modes_hold_no_solver() -> None:

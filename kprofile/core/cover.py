@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.cover_solver import CoverProblem, CoverSolution, solve_cover
+from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
 from kprofile.core.measure import Measured, check_matrix, measure, within_tol
 from kprofile.core.metric import Metric
 from kprofile.errors import usage_error
-from kprofile.options import DEFAULT_COVER_LOSS_TIME_LIMIT, DEFAULT_COVER_TIME_LIMIT
 from kprofile.progress import SILENT, Progress
 
 __all__ = [
@@ -52,12 +52,9 @@ __all__ = [
 
 Method = Literal["exact", "time limit"]
 
-#: Seconds for the whole search (size, then loss) unless the caller says otherwise,
-#: and the part of it the loss search may take once the size is proven: short, since
-#: on hard tables (200 shapes x 500 configs at 5%) proving the loss took minutes where
-#: the size took a second; when it runs out, the table improved by swaps stands.
-DEFAULT_TIME_LIMIT = DEFAULT_COVER_TIME_LIMIT
-DEFAULT_LOSS_TIME_LIMIT = DEFAULT_COVER_LOSS_TIME_LIMIT
+#: Seconds for the whole search, and for the loss search (see ``core.defaults``).
+DEFAULT_TIME_LIMIT = COVER_TIME_LIMIT
+DEFAULT_LOSS_TIME_LIMIT = COVER_LOSS_TIME_LIMIT
 
 # Column names of the tables this module returns.
 CONFIG = "config"

@@ -27,14 +27,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from kprofile.core.defaults import OBJECTIVES, Objective
 from kprofile.core.measure import Measured, check_matrix
 from kprofile.core.metric import Metric
-from kprofile.core.portfolio_search import Objective
 from kprofile.core.portfolio_solver import BudgetSolution, solve_budget
 from kprofile.core.score import Score, score_configs
 
 Status = Literal["optimal", "time limit", "infeasible"]
-OBJECTIVES: tuple[Objective, ...] = ("geomean", "worst")
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,10 +24,10 @@ import pandas as pd
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
+from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
 from kprofile.inputs.spec import SpecLimit, expand_specs, parse_token
 from kprofile.inputs.specyaml import expand_spec
-from kprofile.options import DEFAULT_MAX_ROWS
 from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import load_manifest

@@ -10,15 +10,15 @@ from typing import Any, cast
 
 import numpy as np
 
+from kprofile.core.defaults import DEFAULT_OBJECTIVE, Objective
 from kprofile.core.measure import Measured
 from kprofile.core.metric import Metric
 from kprofile.core.portfolio import Portfolio, budget
-from kprofile.core.portfolio_search import Objective
 from kprofile.core.score import CONFIG
 from kprofile.core.values import counted, entries
 from kprofile.errors import usage_error
 from kprofile.modes.score import choices, measured_results, score_sections
-from kprofile.options import DEFAULT_OBJECTIVE, Options
+from kprofile.options import Options
 from kprofile.outcome import Entry, Outcome
 from kprofile.render.section import Section
 

@@ -12,12 +12,13 @@ import pandas as pd
 
 from kprofile.core.columns import end_column
 from kprofile.core.combine import default_shape_columns
+from kprofile.core.defaults import RANGES_TOL
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
 from kprofile.core.sweep import Sweep
 from kprofile.core.values import counted, entry, shape_label
 from kprofile.manifest.replace import GroupRanges, RangeTable
-from kprofile.options import DEFAULT_TOL, Options
+from kprofile.options import Options
 from kprofile.outcome import Outcome, RangeReplacement
 from kprofile.render.section import Section
 
@@ -32,7 +33,7 @@ def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
         column=options.ranges,
         pivots=options.pivots or default_shape_columns(outcome.inputs),
         metric=metric,
-        tol=DEFAULT_TOL if options.tol is None else options.tol,
+        tol=RANGES_TOL if options.tol is None else options.tol,
         range_end=options.range_end,
         progress=outcome.progress,
     )
