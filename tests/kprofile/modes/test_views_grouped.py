@@ -24,6 +24,7 @@ import pytest
 from group_support import AMOUNTS, PIVOTS, result_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from select_oracle import common_config
 from support import examples, run
 
 from kprofile.core.columns import group_rows, tuning_columns
@@ -36,7 +37,6 @@ from kprofile.core.metric import (
     valid_mask,
 )
 from kprofile.core.ranked import rank_groups
-from kprofile.core.select import common_config
 from kprofile.core.summary import summaries, summary_of
 from kprofile.core.values import value_label
 from kprofile.inputs.load import Results, load_results
