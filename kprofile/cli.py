@@ -1,8 +1,8 @@
 """``kprofile``: review kbench autotuning results and write tuning manifests.
 
 Thin: click parses every flag with a typed parameter into one ``Options`` record (the
-names of the click parameters are its fields), ``kprofile.run`` does the work, and this
-module prints and decides the exit code.
+names of the click parameters are its fields) and ``kprofile.run`` does the work, from
+loading the inputs to the exit code.
 """
 
 from __future__ import annotations
@@ -238,9 +238,9 @@ def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
     try:
-        from kprofile.execute import execute  # pandas and the rest: once checked
+        from kprofile.run import run  # pandas and the rest: once checked
 
-        return execute(options)
+        return run(options)
     except KeyboardInterrupt:  # Ctrl-C: exit 130, like a signal during a write
         raise Interrupted(signal.SIGINT) from None
 

@@ -8,6 +8,8 @@ including ones a test run never loads.
 from __future__ import annotations
 
 import ast
+import inspect
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -198,6 +200,69 @@ def test_the_command_line_parses_without_the_analyzer_stack() -> None:
     )
     loaded = set(done.stdout.split())
     assert not loaded & {"pandas", "numpy", "scipy", "matplotlib", "rich"}
+
+
+def test_no_import_by_name_in_kprofile() -> None:
+    """Routes a reader can follow: nothing in kprofile imports a module named by a
+    string (``importlib.import_module``, ``__import__``); ``importlib`` appears only
+    where the CLI asks whether the analysis extra is installed (``find_spec``) and
+    how it was installed (``metadata``)."""
+    for path in sorted((PROJECT / "kprofile").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = ast.unparse(node.func)
+                assert not name.endswith(("import_module", "__import__")), path
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
+                used = [n for n in names if n.split(".")[0] == "importlib"]
+                allowed = {"importlib.util", "importlib.metadata"}
+                assert not used or (path.name == "cli.py" and set(used) <= allowed)
+
+
+def test_no_module_function_strings_in_kprofile() -> None:
+    """No table names its handler as a ``"module:function"`` string."""
+    spelled = re.compile(r"^(kprofile|tuning_codegen)(\.\w+)+:\w+$")
+    for path in sorted((PROJECT / "kprofile").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        strings = [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
+        assert [s for s in strings if spelled.match(s)] == [], path
+
+
+def test_every_mode_and_view_row_holds_its_functions() -> None:
+    """A new mode is one row and one module, a new view one row and one function:
+    each mode's handler is the ``run`` of ``modes/<name>.py``, each view's builder a
+    function of ``modes/views*.py`` taking a file's groups and the flag's value."""
+    from kprofile.modes import MODES, VIEWS
+
+    for mode in MODES:
+        assert (mode.handler.__module__, mode.handler.__name__) == (
+            f"kprofile.modes.{mode.name}",
+            "run",
+        )
+        assert callable(mode.request) and callable(mode.given)
+    assert len({m.name for m in MODES}) == len(MODES)
+    for view in VIEWS:
+        builder = view.builder
+        assert inspect.isfunction(builder), view.flag
+        assert builder.__module__.startswith("kprofile.modes.views"), view.flag
+        parameters = inspect.signature(builder).parameters
+        kinds = [p.kind for p in parameters.values()]
+        assert kinds == [
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        ], view.flag
+        assert view.kind in ("shows", "rows", "config")
+    assert len({v.flag for v in VIEWS}) == len(VIEWS)
 
 
 def test_modes_hold_no_solver() -> None:

@@ -23,17 +23,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
-from kprofile.core.cover_solver import CoverProblem, CoverSolution, solve_cover
 from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
 from kprofile.core.measure import Measured, check_matrix, measure, within_tol
 from kprofile.core.metric import Metric
 from kprofile.errors import usage_error
 from kprofile.progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from kprofile.core.cover_solver import CoverSolution
 
 __all__ = [
     "BEST",
@@ -295,6 +297,11 @@ def solve_shared(
     split: Split, *, time_limit: float | None, loss_time_limit: float | None
 ) -> tuple[CoverSolution, list[int]]:
     """The solver's answer for the sharing shapes, and the ids of the configs chosen."""
+    from kprofile.core.cover_solver import (  # HiGHS's stack: start-up of other modes
+        CoverProblem,
+        solve_cover,
+    )
+
     covering = split.covering
     shapes = sorted(set(covering["shape"].tolist()))
     configs = sorted(set(covering["config"].tolist()))

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kprofile.manifest.change import GroupRanges, RangeTable
 from kprofile.manifest.layout import Item, Layout, read_layout
 from kprofile.manifest.replace_text import insertion, overwrite, removal
 from kprofile.manifest.scalar import normalize
@@ -34,23 +35,6 @@ from tuning_codegen.values import same_entry, same_value
 
 Status = Literal["added", "replaced", "unchanged"]
 Values = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class GroupRanges:
-    """One group's values (the group columns) and its new range entries, in order."""
-
-    group: Mapping[str, Any]
-    entries: tuple[Mapping[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class RangeTable:
-    """What ``--ranges`` hands to ``--update``."""
-
-    column: str
-    group_cols: tuple[str, ...]
-    groups: tuple[GroupRanges, ...]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ and with ``-v`` ``score-shapes`` (every shape). The analysis is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -34,50 +34,62 @@ from kprofile.core.score import (
 )
 from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
-from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.inputs.load import Results
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from tuning_codegen.manifest import Manifest, load_manifest
 
 NO_SHAPES = "- (no shape columns: all rows are one shape; give -p)"
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class ScoreRequest(NamedTuple):
+    data: Data
+    table: str  # the manifest judged
+    sources: tuple[str, ...] = ()  # the result files, as the facts name them
+    fail_above: float | None = None  # the gate: fail when the geomean is above it
+    verbose: bool = False  # every shape's ratio too
+
+
+def run(request: ScoreRequest) -> ModeResult:
     """``--score TABLE``: the table's ratios to each shape's best on the results."""
-    assert metric is not None and options.score is not None  # the mode table
-    table = load_manifest(options.score)
-    measured = measured_results(outcome, options.pivots, metric, "--score")
+    data, metric = request.data, request.data.metric
+    table = load_manifest(request.table)
+    measured = measured_results(data.inputs, data.pivots, metric, "--score")
     scored = score_table(table, measured, metric)
     head = (
         ("table", f"{table.path} ({counted(len(table.entries), 'entry', 'entries')})"),
-        ("results", _paths([r.path for r in outcome.sources])),
+        ("results", _paths(request.sources)),
     )
     tail = dispatch_facts(scored)
-    if options.fail_above is not None:
-        verdict, outcome.failed = gate(scored.score, options.fail_above)
+    failed = None
+    if request.fail_above is not None:
+        verdict, failed = gate(scored.score, request.fail_above)
         tail += (("fail above", verdict),)
-    outcome.sections += score_sections(
+    sections = score_sections(
         scored.score,
         title=f"score: {table.path} (each shape's ratio to its best)",
         chosen=entry_columns(table, measured, scored.score),
         metric=metric,
         head=head,
         tail=tail,
-        verbose=options.verbose,
+        verbose=request.verbose,
     )
+    notes: tuple[str, ...] = ()
     if not scored.dispatch.keys:
-        outcome.note(
+        notes = (
             f"{table.path}: warning: no entry has a shape column "
             f"({', '.join(measured.shapes.columns) or 'none'}); the first entry "
-            "serves every shape"
+            "serves every shape",
         )
+    return ModeResult(tuple(sections), failed=failed, notes=notes)
 
 
 def measured_results(
-    outcome: Outcome, pivots: Sequence[str], metric: Metric, flag: str
+    inputs: Sequence[Results], pivots: Sequence[str], metric: Metric, flag: str
 ) -> Measured:
     """Every input as one table, reduced to one ratio per (shape, config)."""
-    combined = combine(outcome.inputs, pivots)
+    combined = combine(inputs, pivots)
     try:
         return measure(
             combined.frame,
