@@ -3,9 +3,10 @@
 A mode hands over one ``ManifestChange`` (``kprofile.manifest.change``): ``Upserts``
 (one config per shape, from the per-file views) or ``RangeReplacement`` (each group's
 range entries, from ``--ranges``). The edit itself is byte-exact and in place
-(``kprofile.manifest.update``, ``kprofile.manifest.replace``); this sink decides the
-pivots, reports each shape's or group's change as a section, and writes the file, or
-with ``--dry-run`` only shows the diff.
+(``kprofile.manifest.upsert``, ``kprofile.manifest.ranges``), on the manifest read
+once (``kprofile.manifest.layout``); this sink decides the pivots, reports each
+shape's or group's change as a section, and writes the file, or with ``--dry-run``
+only shows the diff.
 
 It is a compare-and-swap: the manifest is locked (the code generator's ``flock``
 locks) before it is read, and written through the code generator's transaction, which
@@ -24,16 +25,12 @@ import pandas as pd
 from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
 from kprofile.manifest.change import ManifestChange, RangeReplacement, Upserts
-from kprofile.manifest.layout import read_layout
-from kprofile.manifest.replace import GroupChange, ReplaceResult, replace_ranges
-from kprofile.manifest.update import (
-    ShapeChange,
-    UpdateResult,
-    change_details,
-    update_manifest,
-)
+from kprofile.manifest.layout import Layout, read_layout
+from kprofile.manifest.ranges import GroupChange, ReplaceResult, replace_ranges
+from kprofile.manifest.upsert import ShapeChange, UpdateResult, change_details, upsert
 from kprofile.render.section import Section
 from tuning_codegen.diff import unified_diff
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
 from tuning_codegen.textio import read_text
 from tuning_codegen.transaction import write_locked
@@ -76,19 +73,34 @@ def _edit(
     """The manifest's new text and the section that reports the change. Without
     ``-p``, pivots that no manifest entry uses are not matched on (``-p`` made the
     change's pivots)."""
+    with paused_gc():  # the layout's objects are many, and none of them garbage
+        layout = read_layout(text, path)  # once, for the pivots and the edit
+        return _edit_layout(change, text, layout, path, dry_run, pivots_given)
+
+
+def _edit_layout(
+    change: ManifestChange,
+    text: str,
+    layout: Layout,
+    path: str,
+    dry_run: bool,
+    pivots_given: bool,
+) -> tuple[str, Section]:
     pivots: tuple[str, ...] = change.pivots
     unused: tuple[str, ...] = ()
     if not pivots_given:
-        pivots, unused = manifest_pivots(text, path, change.pivots)
+        pivots, unused = manifest_pivots(layout, change.pivots)
     if isinstance(change, RangeReplacement):
-        replaced = replace_ranges(text, change.table, match=pivots, path=path)
+        replaced = replace_ranges(
+            text, change.table, match=pivots, path=path, layout=layout
+        )
         state = update_state(replaced.text != text, dry_run=dry_run)
         section = replace_section(
             replaced, change.table.column, path=path, match=pivots, state=state,
             unused=unused,
         )  # fmt: skip
         return replaced.text, section
-    result = update_manifest(text, change.configs, pivots=pivots, path=path)
+    result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
     state = update_state(result.text != text, dry_run=dry_run)
     section = update_section(
         result, path=path, pivots=pivots, state=state, unused=unused
@@ -105,13 +117,12 @@ def update_state(changed: bool, *, dry_run: bool) -> str:
 
 
 def manifest_pivots(
-    text: str, path: str, candidates: Sequence[str]
+    layout: Layout, candidates: Sequence[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Default pivots (columns constant in the results) that the manifest's entries use,
     and the ones they never mention (e.g. a constant ``dtype``): matching on a key no
-    entry has would add every shape as new. An empty manifest keeps every candidate.
-    The manifest read here is kept for ``update_manifest`` on the same text."""
-    items = read_layout(text, path).items
+    entry has would add every shape as new. An empty manifest keeps every candidate."""
+    items = layout.items
     if not items:
         return tuple(candidates), ()
     used = tuple(p for p in candidates if any(p in e.merged for e in items))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kprofile.manifest.change import GroupRanges, RangeTable
-from kprofile.manifest.replace import replace_ranges
+from kprofile.manifest.ranges import replace_ranges
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import parse_manifest
 
