@@ -486,9 +486,7 @@ def test_user_errors(
 
 def test_invalid_manifest_is_reported_as_parse_manifest_does() -> None:
     with pytest.raises(InputError) as info:
-        upsert(
-            "params:\n- M: 1\n  M: 2\n", [{"M": 1}], pivots=["M"], path="t.yaml"
-        )
+        upsert("params:\n- M: 1\n  M: 2\n", [{"M": 1}], pivots=["M"], path="t.yaml")
     assert (
         str(info.value)
         == "t.yaml:3: error: key 'M' appears twice in one mapping (first on line 2)"

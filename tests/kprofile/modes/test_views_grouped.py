@@ -100,8 +100,7 @@ def _entries(
         positions = np.concatenate([positions, np.flatnonzero(~_valid(values))])
     positions = np.asarray(positions, dtype=np.intp)
     data: dict[str, Any] = {
-        c: frame[c].array.take(positions)
-        for c in [results.row_key, *_varying(results)]
+        c: frame[c].array.take(positions) for c in [results.row_key, *_varying(results)]
     }
     data[metric.column] = values[positions]
     data["ratio"] = _ratio(values[positions], best_value, metric)
