@@ -265,6 +265,30 @@ def test_every_mode_and_view_row_holds_its_functions() -> None:
     assert len({v.flag for v in VIEWS}) == len(VIEWS)
 
 
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 50
+
+
+def test_kprofile_modules_and_functions_are_small() -> None:
+    """No module of the analyzer over 300 lines, no function over 50 (decorators and
+    docstrings included)."""
+    long: list[str] = []
+    for module, path in MODULES.items():
+        if not module.startswith("kprofile"):
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = len(source.splitlines())
+        if lines > MAX_MODULE_LINES:
+            long.append(f"{module}: {lines} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert node.end_lineno is not None
+                size = node.end_lineno - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{module}.{node.name}: {size} lines")
+    assert long == []
+
+
 def test_modes_hold_no_solver() -> None:
     """The modes are handlers and sections: solvers (scipy, HiGHS) and their models
     live in core/."""

@@ -177,20 +177,17 @@ def score_sections(
     say what it was given (an entry and its parameters, or a config). ``head`` and
     ``tail``: the mode's own facts, before and after the summary."""
     shape_cols = [c for c in score.shapes.columns if c not in _SCORE_COLUMNS]
-    rows = pd.concat([score.shapes[shape_cols], chosen], axis=1)
-    rows[metric.column] = score.shapes[VALUE]
-    rows[BEST] = score.shapes[BEST]
-    rows[RATIO] = score.shapes[RATIO]
-    status = score.shapes[STATUS]
+    rows = _shape_rows(score, shape_cols, chosen, metric)
     facts = head + score_facts(score, shape_cols, metric) + tail
     prefix = title.partition(":")[0]
-    unscored = pd.concat([score.shapes[[STATUS]], rows], axis=1)[status != SCORED]
+    unscored = pd.concat([score.shapes[[STATUS]], rows], axis=1)
+    unscored = unscored[score.shapes[STATUS] != SCORED]
+    worst = counted(len(score.worst), "worst shape", "worst shapes")
     out = [
         Section("score", title, None, facts, notes=notes),
         Section(
             "score-worst",
-            f"{prefix}: the {counted(len(score.worst), 'worst shape', 'worst shapes')}"
-            ", highest ratio first",
+            f"{prefix}: the {worst}, highest ratio first",
             None,
             (),
             rows.loc[score.worst.index].reset_index(drop=True),
@@ -205,16 +202,22 @@ def score_sections(
     ]
     if verbose:
         every = pd.concat([rows, score.shapes[[STATUS]]], axis=1)
+        title = f"{prefix}: every shape"
         out.append(
-            Section(
-                "score-shapes",
-                f"{prefix}: every shape",
-                None,
-                (),
-                every.reset_index(drop=True),
-            )
+            Section("score-shapes", title, None, (), every.reset_index(drop=True))
         )
     return out
+
+
+def _shape_rows(
+    score: Score, shape_cols: list[str], chosen: pd.DataFrame, metric: Metric
+) -> pd.DataFrame:
+    """Per shape: its columns, what it was given, its metric, the best and the ratio."""
+    rows = pd.concat([score.shapes[shape_cols], chosen], axis=1)
+    rows[metric.column] = score.shapes[VALUE]
+    rows[BEST] = score.shapes[BEST]
+    rows[RATIO] = score.shapes[RATIO]
+    return rows
 
 
 _SCORE_COLUMNS = {STATUS, ENTRY, CONFIG, VALUE, BEST, RATIO}
