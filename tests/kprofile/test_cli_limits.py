@@ -5,7 +5,8 @@ where it is cheap, one just at it): one line naming the limit, exit status 2, be
 the memory it guards is taken. Limits whose inputs would be hundreds of megabytes
 (all tokens of a file, rows x columns of a CSV, the --cover/--ranges matrices) are
 lowered for the test by patching the module constant only; everything else runs as
-shipped. The reproducers of issue 16 are here as they were reported.
+shipped. The inputs that once crashed or hung the command are here as they were
+first found.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def _refused(kind: str, path: str, reason: str) -> tuple[int, str, str]:
 def test_a_csv_whose_rows_each_name_their_own_parameters(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 16's reproducer: a 1.6 MB CSV; it ended in MemoryError (exit 3)."""
+    """A 1.6 MB CSV that once ended in MemoryError (exit 3)."""
     specs, size, i = [], len(HEADER), 0
     while size < 1_600_000:
         specs.append(f"b/p{i}=1")
@@ -144,7 +145,7 @@ def test_a_spec_yaml_naming_too_many_parameters(
 def test_a_single_row_spec_of_a_million_parameters(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 16's reproducer: 10 MB in one spec ran for over 60 s. In a CSV it is a
+    """10 MB in one spec, which once ran for over 60 s. In a CSV it is a
     line over the line limit; in a pickle, a spec string over the length limit."""
     spec = "b/" + "/".join(f"p{i}=1" for i in range(1_000_000))
     assert run(capsys, _csv("one.csv", [spec])) == _refused(
@@ -194,7 +195,7 @@ def test_a_csv_line_over_the_limit_is_refused_at_its_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Read a block at a time: the line is refused as soon as it is too long, so a
-    line of a gigabyte (issue 16: SystemError, exit 3) never sits in memory."""
+    line of a gigabyte (which once ended in SystemError, exit 3) never sits in memory."""
     row = "b/BM=1"
 
     def line(length: int) -> str:
