@@ -20,10 +20,8 @@ from kprofile.errors import KprofileError
 from kprofile.inputs.csvscan import layout
 from kprofile.inputs.files import open_regular
 
-_BLOCK = 1 << 20
 SPEC = "spec"
 MAX_WARNINGS = 10
-_LF, _CR, _COMMA, _QUOTE, _SPACE, _TAB = b'\n\r," \t'  # pandas skips " \t" lines
 
 
 @dataclass(frozen=True, eq=False)

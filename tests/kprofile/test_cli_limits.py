@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import BIN, FIXTURES, RESULTS, examples, run
 
-from kprofile.inputs import csvfile
+from kprofile.inputs import csvscan
 from kprofile.inputs.limits import (
     MAX_COLUMNS,
     MAX_FIELD_CHARS,
@@ -259,7 +259,7 @@ def test_columns_are_bounded_in_a_csv_and_a_pickle(
 def test_rows_times_columns_of_a_csv_is_checked_before_pandas_reads_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(csvfile, "MAX_CELLS", 600)
+    monkeypatch.setattr(csvscan, "MAX_CELLS", 600)
     path = _csv("cells.csv", ["b/BM=1"] * 201)
     assert run(capsys, path) == _refused(
         "csv", path, "201 rows of 3 columns, over the limit of 600 values"
@@ -355,13 +355,13 @@ def test_the_line_scan_agrees_with_python_at_any_block_size(
     """Line numbers and comma counts of the non-blank lines, whatever the block size
     and wherever a CR, LF or CRLF falls: as str.splitlines counts them."""
     data = "".join(parts).encode()
-    old = csvfile._BLOCK
-    csvfile._BLOCK = block
+    old = csvscan._BLOCK
+    csvscan._BLOCK = block
     try:
-        scan = csvfile._scan_lines(io.BytesIO(data), "x.csv")
+        scan = csvscan._scan_lines(io.BytesIO(data), "x.csv")
         numbers, commas = scan.finish()
     finally:
-        csvfile._BLOCK = old
+        csvscan._BLOCK = old
     lines = data.decode().replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
