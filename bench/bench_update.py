@@ -13,9 +13,10 @@ style: a ``common: &common`` list of mappings, entries at column 0, no blank lin
 kprofile's reference writer has it). The first pickle's best config changes keys of
 one entry (M=256), the second is a new shape, appended. Then:
 
-1. the library, ``manifest_pivots`` then ``update_manifest`` as ``kprofile`` calls
-   them, with the calls, wall and CPU time of each phase (a function of the update
-   modules, wrapped for the run; nested phases are part of their caller's time);
+1. the library, ``read_layout`` (once), ``manifest_pivots`` then ``upsert`` as
+   ``kprofile``'s sink calls them, with the calls, wall and CPU time of each phase (a
+   function of the update modules, wrapped for the run; nested phases are part of
+   their caller's time);
 2. the real command, ``kprofile A.pkl B.pkl --update MANIFEST``, in a subprocess, best
    wall and CPU time of ``--repeat`` runs on a fresh copy of the manifest, and the same
    without ``--update`` (loading and ranking only). The file it writes must equal the
