@@ -3,6 +3,7 @@ model.
 
     python bench/bench_budget.py                      # 300 shapes x 800 configs, K=8
     python bench/bench_budget.py --size 200x500 --budget 4 --objective worst
+    python bench/bench_budget.py --smoke               # one tiny run (the tests')
 
 It writes the results of ``bench_cover.make_frame`` as one kbench pickle (the same
 performance model, seed and failures as ``bench/bench_cover.py``; configs whose shared
@@ -135,7 +136,10 @@ def main() -> int:
     parser.add_argument("--objective", choices=["geomean", "worst"], default="geomean")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=1800.0)
+    parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     args = parser.parse_args()
+    if args.smoke:
+        args.size, args.budget, args.time_limit = "12x40", 2, 60.0
     n, k = (int(x) for x in args.size.split("x"))
     frame = make_frame(n, k, args.seed)
     _, configs, costs = cost_matrix(measured_results(frame))

@@ -3,6 +3,7 @@
     python bench/bench_check.py                          # 3,000 / 50,000 entries
     python bench/bench_check.py --entries 8000 --entries 50000 --keys 3 --repeat 3
     python bench/bench_check.py --where middle
+    python bench/bench_check.py --smoke                  # one tiny run (the tests')
 
 Per size, in a temporary folder: a manifest of ENTRIES entries (KEYS keys each, one
 flow mapping per line), a snippet with one line per key, and a target whose region is
@@ -142,7 +143,10 @@ def main() -> None:
     parser.add_argument("--where", choices=("top", "middle"), default="top")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--difflib-max", type=int, default=3000)
+    parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     options = parser.parse_args()
+    if options.smoke:
+        options.entries, options.repeat = [40], 1
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {load}")
     for entries in options.entries or [3000, 50000]:

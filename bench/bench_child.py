@@ -3,11 +3,13 @@
 child, and the bare fork-and-answer round trip, with 32 MB resident in the parent.
 
     python bench/bench_child.py
+    python bench/bench_child.py --smoke     # one run of each (the tests')
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,14 +44,16 @@ def _median(call: Callable[[], object], times: int) -> float:
 
 
 def main() -> None:
+    smoke = "--smoke" in sys.argv[1:]  # one run of each (the tests')
+    solves, trips = (1, 1) if smoke else (5, 20)
     resident = np.ones((2000, 2000))  # a parent holding a results table
     args, kwargs = _problem()
-    direct = _median(lambda: milp(*args, **kwargs), 5)
-    child = _median(lambda: in_child(milp, *args, **kwargs), 5)
-    trip = _median(lambda: in_child(int), 20)
-    print(f"milp direct      {direct * 1000:8.1f} ms (median of 5)")
-    print(f"milp in a child  {child * 1000:8.1f} ms (median of 5)")
-    print(f"fork and answer  {trip * 1000:8.1f} ms (median of 20)")
+    direct = _median(lambda: milp(*args, **kwargs), solves)
+    child = _median(lambda: in_child(milp, *args, **kwargs), solves)
+    trip = _median(lambda: in_child(int), trips)
+    print(f"milp direct      {direct * 1000:8.1f} ms (median of {solves})")
+    print(f"milp in a child  {child * 1000:8.1f} ms (median of {solves})")
+    print(f"fork and answer  {trip * 1000:8.1f} ms (median of {trips})")
     del resident
 
 

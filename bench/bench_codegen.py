@@ -17,6 +17,7 @@ neither pandas nor GitPython.
 
     python bench/bench_codegen.py [--runs 10] [--tables 100] [--targets 10]
         [--entries 20]
+    python bench/bench_codegen.py --smoke     # one tiny run (the tests')
 """
 
 from __future__ import annotations
@@ -495,7 +496,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="keep the generated repository and print its path",
     )
+    parser.add_argument(
+        "--smoke", action="store_true", help="one tiny run (the tests')"
+    )
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.runs, args.tables, args.targets, args.entries = 1, 2, 1, 2
+        args.per_table_runs = 0
     if (
         args.runs < 1
         or args.tables < 1

@@ -2,6 +2,7 @@
 
     python bench/bench_cover.py                       # 200x500, 300x800, 400x1000
     python bench/bench_cover.py --sizes 300x800 --tol 0.05 --seed 1
+    python bench/bench_cover.py --smoke               # one tiny run (the tests')
 
 For each size (shapes x configs) it writes one kbench pickle holding every shape (the
 sizes are runtime parameters ``$M/$N/$K`` in the spec, as kbench writes them), then:
@@ -192,7 +193,10 @@ def main() -> int:
     parser.add_argument("--tol", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes, args.time_limit = ["12x40"], 60.0
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")
     print(f"--cover {args.tol}: kprofile (defaults) vs scipy.optimize.milp direct")
     print(

@@ -4,6 +4,7 @@
     python bench/bench_kprofile.py --rows 100000 --repeat 5
     python bench/bench_kprofile.py --source /tmp/old-checkout   # another version
     python bench/bench_kprofile.py --groups 10000 --rows   # only the -p case
+    python bench/bench_kprofile.py --smoke      # one tiny run (the tests')
 
 ``--groups N`` (default 10,000; 0 to skip) also times the per-group views with ``-p``:
 a pickle of N shapes (``M`` = 1..N) of 4 configs each, ``kprofile FILE -p M`` with
@@ -140,7 +141,10 @@ def main() -> int:
     parser.add_argument("--groups", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--source", help="a checkout whose kprofile package to run")
+    parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     args = parser.parse_args()
+    if args.smoke:
+        args.rows, args.groups, args.repeat = [2_000], 20, 1
     if args.source:
         kprofile = [sys.executable, "-c", SOURCE.format(str(Path(args.source)))]
     else:

@@ -5,6 +5,7 @@ tree must know ``--hook`` (any tree since it was added).
     python bench/bench_codegen.py --runs 1 --per-table-runs 0 --keep   # prints REPO
     git archive <old-commit> hooks | tar -x -C /tmp/oldhooks
     python bench/bench_noop_compare.py REPO /tmp/oldhooks [--runs 30]
+    python bench/bench_noop_compare.py --smoke   # a tiny repository, this tree twice
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+from bench_codegen import Layout, build_repository
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -37,10 +41,30 @@ def hook(tree: Path, *args: str) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("repo", type=Path)
-    parser.add_argument("old", type=Path, help="a folder holding the old tree's hooks/")
+    parser.add_argument("repo", type=Path, nargs="?")
+    parser.add_argument(
+        "old", type=Path, nargs="?", help="a folder holding the old tree's hooks/"
+    )
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="one run in a tiny repository, this tree against itself (the tests')",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        with tempfile.TemporaryDirectory(prefix="bench-noop-") as folder:
+            args.repo, args.old, args.runs = Path(folder) / "repo", PROJECT, 1
+            build_repository(args.repo, Layout(2, 1, 2))
+            compare(args)
+        return
+    if args.repo is None or args.old is None:
+        parser.error("REPO and OLD are needed (or --smoke)")
+    compare(args)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Each case of ``args.runs`` alternating runs in ``args.repo``, and the ratios."""
     cases = {
         "python -c 'import yaml'": [sys.executable, "-c", "import yaml"],
         "old: tuning-codegen --hook docs/other.txt": hook(

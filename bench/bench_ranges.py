@@ -2,6 +2,7 @@
 
     python bench/bench_ranges.py                      # 4 groups x 200 M x 500 configs
     python bench/bench_ranges.py --groups 2 --points 100 --configs 250 --repeat 3
+    python bench/bench_ranges.py --smoke              # one tiny run (the tests')
 
 It writes one kbench-format pickle (400,000 rows by default: every config at every M
 of every (N, K) group, spec strings ``bench_matmul/BM=../BN=../BK=../STAGES=../$M=..
@@ -109,7 +110,10 @@ def main() -> int:
     parser.add_argument("--points", type=int, default=200)
     parser.add_argument("--configs", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     args = parser.parse_args()
+    if args.smoke:
+        args.groups, args.points, args.configs, args.repeat = 1, 12, 10, 1
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")
     tmp = Path(tempfile.mkdtemp(prefix="kprofile-ranges-"))
     try:

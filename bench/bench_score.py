@@ -2,6 +2,7 @@
 
     python bench/bench_score.py                       # 8 groups x 250 M x 500 configs
     python bench/bench_score.py --groups 2 --points 100 --configs 250 --repeat 3
+    python bench/bench_score.py --smoke               # one tiny run (the tests')
 
 It writes one kbench-format pickle (``bench_ranges.sweep_frame``: every config at every
 M of every (N, K) group, runtime shape parameters in the spec, seeded noise, a few
@@ -97,7 +98,10 @@ def main() -> int:
     parser.add_argument("--configs", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--score-only", nargs=2, metavar=("FILE", "TABLE"))
+    parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     args = parser.parse_args()
+    if args.smoke:
+        args.groups, args.points, args.configs, args.repeat = 1, 16, 10, 1
     if args.score_only:
         return score_only(*args.score_only)
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")

@@ -2,6 +2,7 @@
 
     python bench/bench_update.py                       # 1,000 / 5,000 / 20,000 entries
     python bench/bench_update.py --entries 20000 --repeat 5 --style defaults
+    python bench/bench_update.py --smoke                 # one small run (the tests')
     PYTHONPATH=/tmp/old python bench/bench_update.py   # an export of older code
 
 Per size and style, in a temporary folder: a manifest and two kbench pickles (one per
@@ -12,9 +13,10 @@ style: a ``common: &common`` list of mappings, entries at column 0, no blank lin
 kprofile's reference writer has it). The first pickle's best config changes keys of
 one entry (M=256), the second is a new shape, appended. Then:
 
-1. the library, ``manifest_pivots`` then ``update_manifest`` as ``kprofile`` calls
-   them, with the calls, wall and CPU time of each phase (a function of the update
-   modules, wrapped for the run; nested phases are part of their caller's time);
+1. the library, ``read_layout`` (once), ``manifest_pivots`` then ``upsert`` as
+   ``kprofile``'s sink calls them, with the calls, wall and CPU time of each phase (a
+   function of the update modules, wrapped for the run; nested phases are part of
+   their caller's time);
 2. the real command, ``kprofile A.pkl B.pkl --update MANIFEST``, in a subprocess, best
    wall and CPU time of ``--repeat`` runs on a fresh copy of the manifest, and the same
    without ``--update`` (loading and ranking only). The file it writes must equal the
@@ -49,20 +51,18 @@ import pandas as pd
 # indentation says which phase calls it (its time is part of its caller's). A function
 # the code does not have (before or after a change) is left out.
 PHASES = [
-    ("kprofile.sinks.update", "manifest_pivots", "manifest_pivots (sinks/update.py)"),
-    ("kprofile.sinks.update", "parse_manifest", "  parse_manifest"),
-    ("kprofile.sinks.update", "read_layout", "  read_layout"),
-    ("kprofile.manifest.update", "update_manifest", "update_manifest"),
-    ("kprofile.manifest.update", "parse_manifest", "  parse_manifest"),
-    ("kprofile.manifest.update", "read_layout", "  read_layout"),
-    ("kprofile.manifest.layout", "_defaults_by_entry", "    merge defaults"),
-    ("kprofile.manifest.update", "_change", "  matching"),
-    ("kprofile.manifest.update", "_edits", "  edits"),
-    ("kprofile.manifest.update", "apply_edits", "  apply edits"),
-    ("kprofile.manifest.update", "_verify", "  verification"),
-    ("kprofile.manifest.update", "check_update", "  verification"),
+    ("kprofile.sinks.update", "read_layout", "read_layout (once)"),
+    ("kprofile.manifest.layout", "read_positioned", "  read_positioned"),
+    ("tuning_codegen.positions", "parse_manifest", "    parse_manifest (doubt)"),
+    ("tuning_codegen.positions", "_defaults_by_entry", "    merge defaults (doubt)"),
+    ("kprofile.sinks.update", "manifest_pivots", "manifest_pivots"),
+    ("kprofile.sinks.update", "upsert", "upsert"),
+    ("kprofile.manifest.upsert", "_change", "  matching"),
+    ("kprofile.manifest.upsert", "_edits", "  edits"),
+    ("kprofile.manifest.upsert", "apply_edits", "  apply edits"),
+    ("kprofile.manifest.upsert", "check_update", "  verification"),
     ("kprofile.manifest.verify", "read_entries", "    read_entries"),
-    ("kprofile.manifest.layout", "read", "every reader.read"),
+    ("tuning_codegen.positions", "read", "every yamlevents.read"),
 ]
 GRID: dict[str, list[Any]] = {
     "BM": [64, 128, 256],
@@ -192,15 +192,19 @@ def timed(
 
 
 def library(text: str, selections: list[dict[str, Any]]) -> str:
-    """Run the update as ``kprofile`` does, printing each phase; the new text."""
-    from kprofile.manifest import update
-    from kprofile.modes import update as mode
+    """Run the update as ``kprofile``'s sink does, printing each phase; the new
+    text."""
+    from kprofile.sinks import update as sink
+    from tuning_codegen.gcpause import paused_gc
 
     times: Times = {}
-    with phases(times):
+    with phases(times), paused_gc():
         wall, cpu = time.perf_counter(), time.process_time()
-        pivots, _ = mode.manifest_pivots(text, "t.yaml", ["M", "N", "K"])
-        result = update.update_manifest(text, selections, pivots=pivots, path="t.yaml")
+        layout = sink.read_layout(text, "t.yaml")
+        pivots, _ = sink.manifest_pivots(layout, ["M", "N", "K"])
+        result = sink.upsert(
+            text, selections, pivots=pivots, path="t.yaml", layout=layout
+        )
         total = [1, time.perf_counter() - wall, time.process_time() - cpu]
     print(f"    {'phase':<32}{'calls':>6}{'wall s':>9}{'cpu s':>9}")
     labels = [label for _, _, label in PHASES]
@@ -280,7 +284,12 @@ def main() -> int:
     parser.add_argument("--entries", type=int, nargs="+", default=[1000, 5000, 20000])
     parser.add_argument("--style", choices=["defaults", "common", "both"])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--smoke", action="store_true", help="one small run: 640 entries, each style"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.entries, args.repeat, args.style = [640], 1, "both"
     styles = ["defaults", "common"] if args.style in (None, "both") else [args.style]
     folder = Path(tempfile.mkdtemp(prefix="bench-update-"))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())

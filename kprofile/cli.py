@@ -1,8 +1,8 @@
 """``kprofile``: review kbench autotuning results and write tuning manifests.
 
 Thin: click parses every flag with a typed parameter into one ``Options`` record (the
-names of the click parameters are its fields), ``kprofile.run`` does the work, and this
-module prints and decides the exit code.
+names of the click parameters are its fields) and ``kprofile.run`` does the work, from
+loading the inputs to the exit code.
 """
 
 from __future__ import annotations
@@ -16,14 +16,17 @@ from typing import Any
 
 import click
 
-from kprofile.errors import PROG, usage_error
-from kprofile.options import (
+from kprofile.core.defaults import (
     AGGREGATES,
-    DEFAULT_COVER_LOSS_TIME_LIMIT,
-    DEFAULT_COVER_TIME_LIMIT,
-    DEFAULT_MAX_ROWS,
+    COVER_LOSS_TIME_LIMIT,
+    COVER_TIME_LIMIT,
     DEFAULT_METRIC,
     OBJECTIVES,
+    RANGES_TOL,
+)
+from kprofile.errors import PROG, usage_error
+from kprofile.inputs.limits import DEFAULT_MAX_ROWS
+from kprofile.options import (
     Columns,
     Fraction,
     Number,
@@ -130,13 +133,13 @@ PARAMETERS = (
             help="Fewest configs such that every shape has one within TOL of its "
             "best (0.02 or 2%); -o writes one entry per shape."),
     _option("--time-limit", "--cover-time-limit", "time_limit", type=Seconds(),
-            metavar="SECONDS", default=DEFAULT_COVER_TIME_LIMIT, show_default=True,
+            metavar="SECONDS", default=COVER_TIME_LIMIT, show_default=True,
             help="With --cover or --budget: stop the search after SECONDS ('none': "
             "no limit). The table is marked exact (optimal) only if it was proven in "
             "time; otherwise it shows the best table found, a lower bound and the "
             "gap."),
     _option("--cover-loss-time-limit", type=Seconds(), metavar="SECONDS",
-            default=DEFAULT_COVER_LOSS_TIME_LIMIT, show_default=True,
+            default=COVER_LOSS_TIME_LIMIT, show_default=True,
             help="With --cover: of that, at most SECONDS to find the lowest-loss "
             "table among the smallest ('none': the rest)."),
     _option("--importance", is_flag=True,
@@ -151,7 +154,7 @@ PARAMETERS = (
             "replaces each group's ranges."),
     _option("--tol", type=Fraction(band=True), metavar="X",
             help="With --ranges: how far from each point's best its config may be "
-            "(0.03 or 3%).  [default: 0.03]"),
+            f"(0.03 or 3%).  [default: {RANGES_TOL:g}]"),
     _option("--range-end", type=Number(), metavar="VALUE",
             help="With --ranges: where each group's last range ends (e.g. the "
             "largest COL the kernel supports; default: its last point + 1)."),
@@ -235,9 +238,9 @@ def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
     try:
-        from kprofile.execute import execute  # pandas and the rest: once checked
+        from kprofile.run import run  # pandas and the rest: once checked
 
-        return execute(options)
+        return run(options)
     except KeyboardInterrupt:  # Ctrl-C: exit 130, like a signal during a write
         raise Interrupted(signal.SIGINT) from None
 

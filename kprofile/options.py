@@ -14,19 +14,9 @@ from typing import Any
 
 import click
 
+from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
 from kprofile.errors import usage_error
-
-DEFAULT_METRIC = "met (ms)"  # what Mojo's std.benchmark writes (see core.metric)
-DEFAULT_MAX_ROWS = 10_000_000
-DEFAULT_COVER_TIME_LIMIT = 120.0  # seconds (see kprofile.core.cover)
-DEFAULT_COVER_LOSS_TIME_LIMIT = 2.0
-DEFAULT_TOL = 0.03  # --ranges --tol
-DEFAULT_OBJECTIVE = "geomean"  # --budget --objective
-# The choices of --combine and --objective, spelled here for click (which must not
-# import pandas); they are kprofile.core.repeats.AGGREGATES and
-# kprofile.core.portfolio.OBJECTIVES (tests/kprofile/test_options.py checks it).
-AGGREGATES = ("median", "min", "mean")
-OBJECTIVES = ("geomean", "worst")
+from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 
 
 @dataclass(frozen=True)
@@ -57,13 +47,13 @@ class Options:
     update: str | None = None
     dry_run: bool = False
     cover: float | None = None
-    time_limit: float | None = DEFAULT_COVER_TIME_LIMIT  # --cover and --budget
-    cover_loss_time_limit: float | None = DEFAULT_COVER_LOSS_TIME_LIMIT
+    time_limit: float | None = COVER_TIME_LIMIT  # --cover and --budget
+    cover_loss_time_limit: float | None = COVER_LOSS_TIME_LIMIT
     importance: bool = False
     plot: str | None = None
     max_rows: int = DEFAULT_MAX_ROWS
     ranges: str | None = None
-    tol: float | None = None  # None: DEFAULT_TOL (so a given --tol is always seen)
+    tol: float | None = None  # None: RANGES_TOL (so a given --tol is always seen)
     range_end: int | float | None = None
     score: str | None = None  # the table --score judges
     fail_above: float | None = None

@@ -4,7 +4,7 @@ A ``Progress`` is called with a label and, when it is known, the number of units
 step has (files, groups, parameters); it returns a context manager that yields an
 ``advance(units)`` function for the step to call as it goes. ``SILENT`` listens to
 nothing: it is what every function takes by default, so the analysis stays pure and
-testable, and only the command's edge (``kprofile.execute``) passes a display
+testable, and only the command's edge (``kprofile.run``) passes a display
 (``kprofile.render.progress``) when stderr is a terminal and ``-q`` is not given.
 """
 

@@ -1,36 +1,38 @@
-"""One kprofile run: check the options, load, filter, combine repeated runs
-(``--combine``), run the mode, hand what it selected to the sinks.
+"""One kprofile run, in the order it happens: check the command line against the mode
+table, load every input, prepare them (``--query``, the metric, ``--combine``), make
+the chosen mode's request and call its handler, apply what it returned (``-o``,
+``--update``, the ``--combine`` report), print the report (stdout) and the messages
+(stderr), and choose the exit code: 1 when a gate failed (``ModeResult.failed``,
+said last on stderr), 2 when no input was usable.
 
-The mode (``kprofile.modes``) fills an ``Outcome`` with sections, the entries ``-o``
-writes and the change ``--update`` makes; the sinks (``kprofile.sinks``) write them.
-Printing and exit codes belong to ``kprofile.cli``.
+The only module that reads the whole ``Options``, apart from the mode table that
+makes each mode's request from it (``kprofile.modes``); ``kprofile.cli`` parses the
+flags and calls ``run`` once it knows the analyzer's stack is installed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
+import sys
 from collections.abc import Sequence
-from typing import cast
 
-from kprofile.core.metric import Metric, default_metric, resolve_metric
-from kprofile.core.query import query_rows
-from kprofile.core.repeats import Aggregate
-from kprofile.core.runs import combine_runs
-from kprofile.errors import PROG, KprofileError, usage_error
+from kprofile.errors import PROG, InvalidInput, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
-from kprofile.modes import Mode, check_options
+from kprofile.modes import Mode
+from kprofile.modes.checks import check_options
 from kprofile.modes.noise import noise_sections
-from kprofile.options import DEFAULT_METRIC, Options
-from kprofile.outcome import NoUsableInput, Outcome
+from kprofile.modes.result import ModeResult
+from kprofile.options import Options
+from kprofile.prepare import prepare
 from kprofile.progress import SILENT, Progress
+from kprofile.render.progress import TerminalProgress
+from kprofile.report import Report, print_report
 from kprofile.sinks.output import write_output
-from kprofile.sinks.update import apply_update
+from tuning_codegen.colour import wants_colour
+from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
 
 
-def load(options: Options, progress: Progress = SILENT) -> tuple[Mode, Outcome]:
-    """Check the options and load every input; unusable ones are kept in ``skipped``.
-    ``progress`` hears about the loading and, through the outcome, the mode's steps."""
+def run(options: Options) -> int:
     mode = check_options(options)
     if options.update is not None and not os.path.exists(options.update):
         raise KprofileError(
@@ -38,81 +40,89 @@ def load(options: Options, progress: Progress = SILENT) -> tuple[Mode, Outcome]:
             "--update: no such manifest; --update changes an existing one "
             "(-o PATH writes a new one)",
         )
+    progress = _progress(options)
     loaded, skipped = load_inputs(
         options.files, max_rows=options.max_rows, progress=progress
     )
-    return mode, Outcome(loaded, skipped, progress=progress)
-
-
-def run(options: Options, mode: Mode, outcome: Outcome) -> Outcome:
-    """Run ``mode`` over ``outcome.inputs`` and write what was asked."""
-    if not outcome.inputs:
-        raise NoUsableInput(outcome.skipped)
-    if mode.metric:
-        if options.query:
-            outcome.inputs = _filtered(outcome.inputs, options.query, outcome)
-        if all(r.kind == "yaml" for r in outcome.inputs):
-            raise usage_error(
-                "spec and manifest YAMLs hold no measurements; use --merge, "
-                "or pass .pkl/.csv results"
-            )
-        outcome.metric = _metric(options, outcome)
-        if options.combine is not None:
-            _combine(options, outcome, outcome.metric)
-    mode.load()(options, outcome, outcome.metric)
-    if outcome.runs is not None:
-        outcome.sections += noise_sections(outcome.runs)
-    if options.output:
-        write_output(options.output, outcome.entries, outcome)
-    if options.update is not None:
-        report = apply_update(options, outcome)
-        if mode.views:  # the change first; the per-file summaries only with -v
-            outcome.sections = [*report, *(outcome.sections if options.verbose else [])]
-        else:  # after the analysis that chose it (--ranges)
-            outcome.sections += report
-    return outcome
-
-
-def _metric(options: Options, outcome: Outcome) -> Metric:
-    """``-m`` as given (never second-guessed), else the default metric; a metric
-    other than ``met (ms)`` chosen by default is said once on stderr."""
-    frames = [r.frame for r in outcome.inputs]
-    exclude = {r.row_key for r in outcome.inputs}
-    higher = options.higher_is_better
-    if options.metric is not None:
-        return resolve_metric(frames, options.metric, higher=higher, exclude=exclude)
-    metric, instead = default_metric(frames, higher=higher, exclude=exclude)
-    if instead:
-        outcome.note(
-            f"{PROG}: no {DEFAULT_METRIC!r} column; metric {metric.column!r} "
-            f"({metric.direction}); -m chooses another"
+    _say_input_problems(loaded, skipped)
+    if not loaded:
+        files = "file" if len(skipped) == 1 else "files"
+        print(
+            f"{PROG}: error: no usable input ({len(skipped)} {files} skipped)",
+            file=sys.stderr,
         )
-    return metric
-
-
-def _combine(options: Options, outcome: Outcome, metric: Metric) -> None:
-    """``--combine``: the mode sees one input per shape, one row per config."""
-    how = cast(Aggregate, options.combine)
+        return EXIT_INPUT_ERROR
     try:
-        runs = combine_runs(
-            outcome.inputs, pivots=options.pivots, metric=metric, how=how
+        report = _analyse(options, mode, loaded, progress)
+    except MemoryError:  # inputs within every limit can still exceed this machine
+        raise usage_error(
+            "not enough memory for this analysis of the inputs; narrow them "
+            "(--query, fewer files)"
+        ) from None
+    print_report(report, skipped, fmt=options.format, colour=options.color)
+    return EXIT_OK if report.failed is None else EXIT_STALE
+
+
+def _analyse(
+    options: Options, mode: Mode, loaded: Sequence[Results], progress: Progress
+) -> Report:
+    """Prepare the inputs, run the mode, and hand what it made to the sinks."""
+    prepared, runs, notes = prepare(
+        loaded,
+        needs_metric=mode.metric,
+        query=options.query,
+        metric=options.metric,
+        higher=options.higher_is_better,
+        combine=options.combine,
+        pivots=options.pivots,
+        progress=progress,
+    )
+    result: ModeResult = mode.handler(mode.request(options, prepared))
+    sections = [*result.sections, *(noise_sections(runs) if runs else [])]
+    written, notes = [*result.written], [*notes, *result.notes]
+    if options.output:
+        path, note = write_output(options.output, result.entries, prepared.sources)
+        written.append(path)
+        notes.append(note)
+    if options.update is not None:
+        from kprofile.sinks.update import apply_update  # the editor: start-up of others
+
+        update = apply_update(
+            options.update,
+            result.change,
+            dry_run=options.dry_run,
+            pivots_given=bool(options.pivots),
         )
-    except KprofileError as exc:
-        raise usage_error(f"--combine: {exc.message}") from None
-    outcome.runs = runs
-    outcome.inputs = list(runs.parts)
+        if mode.views:  # the change first; the per-file summaries only with -v
+            sections = [*update.sections, *(sections if options.verbose else [])]
+        else:  # after the analysis that chose it (--ranges)
+            sections += update.sections
+        if update.written:
+            written.append(options.update)
+            notes.append(f"updated {options.update}")
+    return Report(
+        tuple(sections),
+        prepared.metric,
+        prepared.sources,
+        tuple(written),
+        tuple(notes),
+        result.failed,
+    )
 
 
-def _filtered(inputs: Sequence[Results], query: str, outcome: Outcome) -> list[Results]:
-    kept = []
-    for results in inputs:
-        frame = query_rows(results.frame, query, path=results.path)
-        if frame.empty:
-            outcome.note(
-                f"{results.path}: no rows match --query {query!r}; file left out"
-            )
-        else:
-            kept.append(dataclasses.replace(results, frame=frame))
-    if not kept:
-        raise usage_error(f"--query {query!r} matched no rows in any input")
-    return kept
+def _say_input_problems(
+    loaded: Sequence[Results], skipped: Sequence[InvalidInput]
+) -> None:
+    """Each input skipped, then the warnings of those loaded (rows left out)."""
+    for record in skipped:
+        print(record, file=sys.stderr)
+    for results in loaded:
+        for warning in results.warnings:
+            print(one_line(warning), file=sys.stderr)
+
+
+def _progress(options: Options) -> Progress:
+    """rich's display on a terminal's stderr; nothing in a pipe or with -q."""
+    if options.quiet or not sys.stderr.isatty():
+        return SILENT
+    return TerminalProgress(sys.stderr, colour=wants_colour(sys.stderr, options.color))

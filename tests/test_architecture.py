@@ -8,6 +8,10 @@ including ones a test run never loads.
 from __future__ import annotations
 
 import ast
+import inspect
+import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,6 +167,12 @@ def test_lazy_imports_are_few_and_each_says_why() -> None:
         ("kprofile.inputs", "kprofile.core"),
         ("kprofile.inputs", "kprofile.modes"),
         ("kprofile.manifest", "kprofile.modes"),
+        # defaults live with the analysis: the command line reads them, never the
+        # reverse
+        ("kprofile.core", "kprofile.options"),
+        ("kprofile.core", "kprofile.cli"),
+        ("kprofile.inputs", "kprofile.options"),
+        ("kprofile.inputs", "kprofile.cli"),
     ],
 )
 def test_layers_import_one_way(layer: str, forbidden: str) -> None:
@@ -175,6 +185,108 @@ def test_layers_import_one_way(layer: str, forbidden: str) -> None:
         if inside(i.module, layer) and inside(i.target, forbidden)
     ]
     assert wrong == []
+
+
+def test_the_command_line_parses_without_the_analyzer_stack() -> None:
+    """``kprofile --help`` and the check that the analysis extra is installed run
+    before pandas is imported: the defaults the CLI shows come from modules that
+    import none of it (``core.defaults``, ``inputs.limits``)."""
+    code = (
+        "import sys, kprofile.cli; "
+        "print(' '.join(sorted(m.split('.')[0] for m in sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = set(done.stdout.split())
+    assert not loaded & {"pandas", "numpy", "scipy", "matplotlib", "rich"}
+
+
+def test_no_import_by_name_in_kprofile() -> None:
+    """Routes a reader can follow: nothing in kprofile imports a module named by a
+    string (``importlib.import_module``, ``__import__``); ``importlib`` appears only
+    where the CLI asks whether the analysis extra is installed (``find_spec``) and
+    how it was installed (``metadata``)."""
+    for path in sorted((PROJECT / "kprofile").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = ast.unparse(node.func)
+                assert not name.endswith(("import_module", "__import__")), path
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
+                used = [n for n in names if n.split(".")[0] == "importlib"]
+                allowed = {"importlib.util", "importlib.metadata"}
+                assert not used or (path.name == "cli.py" and set(used) <= allowed)
+
+
+def test_no_module_function_strings_in_kprofile() -> None:
+    """No table names its handler as a ``"module:function"`` string."""
+    spelled = re.compile(r"^(kprofile|tuning_codegen)(\.\w+)+:\w+$")
+    for path in sorted((PROJECT / "kprofile").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        strings = [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
+        assert [s for s in strings if spelled.match(s)] == [], path
+
+
+def test_every_mode_and_view_row_holds_its_functions() -> None:
+    """A new mode is one row and one module, a new view one row and one function:
+    each mode's handler is the ``run`` of ``modes/<name>.py``, each view's builder a
+    function of ``modes/views*.py`` taking a file's groups and the flag's value."""
+    from kprofile.modes import MODES, VIEWS
+
+    for mode in MODES:
+        assert (mode.handler.__module__, mode.handler.__name__) == (
+            f"kprofile.modes.{mode.name}",
+            "run",
+        )
+        assert callable(mode.request) and callable(mode.given)
+    assert len({m.name for m in MODES}) == len(MODES)
+    for view in VIEWS:
+        builder = view.builder
+        assert inspect.isfunction(builder), view.flag
+        assert builder.__module__.startswith("kprofile.modes.views"), view.flag
+        parameters = inspect.signature(builder).parameters
+        kinds = [p.kind for p in parameters.values()]
+        assert kinds == [
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        ], view.flag
+        assert view.kind in ("shows", "rows", "config")
+    assert len({v.flag for v in VIEWS}) == len(VIEWS)
+
+
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 50
+
+
+def test_kprofile_modules_and_functions_are_small() -> None:
+    """No module of the analyzer over 300 lines, no function over 50 (decorators and
+    docstrings included)."""
+    long: list[str] = []
+    for module, path in MODULES.items():
+        if not module.startswith("kprofile"):
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = len(source.splitlines())
+        if lines > MAX_MODULE_LINES:
+            long.append(f"{module}: {lines} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert node.end_lineno is not None
+                size = node.end_lineno - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{module}.{node.name}: {size} lines")
+    assert long == []
 
 
 def test_modes_hold_no_solver() -> None:

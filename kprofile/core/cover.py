@@ -23,17 +23,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 import pandas as pd
 
-from kprofile.core.cover_solver import CoverProblem, CoverSolution, solve_cover
-from kprofile.core.measure import Measured, check_matrix, measure, within_tol
+from kprofile.core.cover_split import solve_shared, split_shapes
+from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
+from kprofile.core.measure import Measured, measure
 from kprofile.core.metric import Metric
 from kprofile.errors import usage_error
-from kprofile.options import DEFAULT_COVER_LOSS_TIME_LIMIT, DEFAULT_COVER_TIME_LIMIT
 from kprofile.progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = [
     "BEST",
@@ -52,12 +54,9 @@ __all__ = [
 
 Method = Literal["exact", "time limit"]
 
-#: Seconds for the whole search (size, then loss) unless the caller says otherwise,
-#: and the part of it the loss search may take once the size is proven: short, since
-#: on hard tables (200 shapes x 500 configs at 5%) proving the loss took minutes where
-#: the size took a second; when it runs out, the table improved by swaps stands.
-DEFAULT_TIME_LIMIT = DEFAULT_COVER_TIME_LIMIT
-DEFAULT_LOSS_TIME_LIMIT = DEFAULT_COVER_LOSS_TIME_LIMIT
+#: Seconds for the whole search, and for the loss search (see ``core.defaults``).
+DEFAULT_TIME_LIMIT = COVER_TIME_LIMIT
+DEFAULT_LOSS_TIME_LIMIT = COVER_LOSS_TIME_LIMIT
 
 # Column names of the tables this module returns.
 CONFIG = "config"
@@ -252,67 +251,3 @@ def _uncovered(
     )
     out[BEST] = [float(best[s]) if s in alone else math.nan for s in ids]
     return out
-
-
-# --- from measured ratios to the set cover, and back to config ids --------------------
-# ``split_shapes`` keeps the (shape, config) rows within TOL and sets aside the shapes
-# that no shared config can serve; ``solve_shared`` covers the others with
-# ``kprofile.core.cover_solver``, configs as candidates in id (first appearance) order.
-
-
-@dataclass(frozen=True, eq=False)
-class Split:
-    """``covering``: rows of a ``Measured.table`` within tol, of shapes that share a
-    config. ``alone``: the best row of every other shape. ``baseline``: the best config
-    of each sharing shape (distinct, in shape order). ``baseline_size``: distinct best
-    configs over all shapes (one config per shape)."""
-
-    covering: pd.DataFrame
-    alone: pd.DataFrame
-    baseline: list[int]
-    baseline_size: int
-
-
-def split_shapes(table: pd.DataFrame, tol: float, metric: Metric) -> Split:
-    covering = table[within_tol(table, tol, metric).to_numpy()]
-    own_best = table.sort_values(
-        ["shape", "ratio", "config"], kind="stable"
-    ).drop_duplicates("shape")
-    shared = _shapes_with_shared_config(covering)
-    sharing = own_best["shape"].isin(shared)
-    return Split(
-        covering=covering[covering["shape"].isin(shared)],
-        alone=own_best[~sharing],
-        baseline=own_best[sharing]["config"].drop_duplicates().tolist(),
-        baseline_size=int(own_best["config"].nunique()),
-    )
-
-
-def _shapes_with_shared_config(covering: pd.DataFrame) -> set[int]:
-    """Shapes with a config within tol that is within tol for another shape too."""
-    serves = covering.groupby("config")["shape"].transform("size")
-    return set(covering.loc[(serves >= 2).to_numpy(), "shape"].tolist())
-
-
-def solve_shared(
-    split: Split, *, time_limit: float | None, loss_time_limit: float | None
-) -> tuple[CoverSolution, list[int]]:
-    """The solver's answer for the sharing shapes, and the ids of the configs chosen."""
-    covering = split.covering
-    shapes = sorted(set(covering["shape"].tolist()))
-    configs = sorted(set(covering["config"].tolist()))
-    row = covering["shape"].map({s: i for i, s in enumerate(shapes)})
-    position = {c: j for j, c in enumerate(configs)}
-    col = covering["config"].map(position)
-    check_matrix(len(shapes) * len(configs), "--cover")
-    ratios = np.full((len(shapes), len(configs)), np.inf)
-    ratios[row.to_numpy(dtype="int64"), col.to_numpy(dtype="int64")] = covering[
-        "ratio"
-    ].to_numpy()
-    solution = solve_cover(
-        CoverProblem(ratios),
-        time_limit=time_limit,
-        loss_time_limit=loss_time_limit,
-        known=[position[c] for c in split.baseline],
-    )
-    return solution, [configs[j] for j in solution.picked]

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from kprofile.core.child import in_child
 
 if TYPE_CHECKING:  # the options' TypedDict exists only in scipy-stubs
+    from scipy.optimize import LinearConstraint
     from scipy.optimize._milp import _OptionsMILP
 
 #: scipy's status for "optimal solution found".
@@ -69,6 +68,9 @@ def min_size(covers: np.ndarray, *, time_limit: float | None) -> Outcome:
     """Fewest candidates covering every row: min sum x_j, each row covered >= 1."""
     if time_limit is not None and time_limit <= 0:
         return NOT_RUN
+    from scipy import sparse  # scipy only when a solve runs (start-up of other modes)
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     n, k = covers.shape
     rows = LinearConstraint(sparse.csr_array(covers.astype(np.float64)), lb=1.0)
     result = in_child(
@@ -101,10 +103,38 @@ def min_loss(
     """
     if time_limit is not None and time_limit <= 0:
         return NOT_RUN
+    from scipy.optimize import Bounds, milp  # scipy only when a solve runs
+
+    k = covers.shape[1]
+    epsilon = 1.0 / (1.0 + float(np.sort(ranks)[::-1][:size].sum()))
+    cost, constraints = _loss_model(covers, losses, ranks, size, epsilon)
+    m = len(cost) - k
+    result = in_child(
+        milp,
+        cost,
+        integrality=np.concatenate(
+            [np.ones(k, dtype=np.int64), np.zeros(m, dtype=np.int64)]
+        ),
+        bounds=Bounds(0.0, 1.0),
+        constraints=constraints,
+        options=highs_options(time_limit),
+    )
+    # Tables differ by epsilon (one rank) or more: a smaller gap proves both.
+    return outcome(result, k, tolerance=epsilon / 2)
+
+
+def _loss_model(
+    covers: np.ndarray, losses: np.ndarray, ranks: np.ndarray, size: int, epsilon: float
+) -> tuple[np.ndarray, list[LinearConstraint]]:
+    """``min_loss``'s objective and constraints over x (k candidates), then y (one
+    per covering pair): exactly ``size`` candidates, each row assigned once, y_ij <=
+    x_j."""
+    from scipy import sparse  # scipy only when a solve runs
+    from scipy.optimize import LinearConstraint
+
     n, k = covers.shape
     row, col = np.nonzero(covers)
     m = len(row)
-    epsilon = 1.0 / (1.0 + float(np.sort(ranks)[::-1][:size].sum()))
     cost = np.concatenate([epsilon * ranks.astype(np.float64), losses[row, col]])
     y = k + np.arange(m)
     count = sparse.csr_array(
@@ -118,22 +148,11 @@ def min_loss(
         ),
         shape=(m, k + m),
     )
-    result = in_child(
-        milp,
-        cost,
-        integrality=np.concatenate(
-            [np.ones(k, dtype=np.int64), np.zeros(m, dtype=np.int64)]
-        ),
-        bounds=Bounds(0.0, 1.0),
-        constraints=[
-            LinearConstraint(count, lb=size, ub=size),
-            LinearConstraint(assign, lb=1.0, ub=1.0),
-            LinearConstraint(link, ub=0.0),
-        ],
-        options=highs_options(time_limit),
-    )
-    # Tables differ by epsilon (one rank) or more: a smaller gap proves both.
-    return outcome(result, k, tolerance=epsilon / 2)
+    return cost, [
+        LinearConstraint(count, lb=size, ub=size),
+        LinearConstraint(assign, lb=1.0, ub=1.0),
+        LinearConstraint(link, ub=0.0),
+    ]
 
 
 def highs_options(time_limit: float | None) -> _OptionsMILP:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import kendalltau
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
@@ -22,5 +21,7 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     keep = np.isfinite(x) & np.isfinite(y)
     if keep.sum() < 2:
         return math.nan
+    from scipy.stats import kendalltau  # scipy only for -c (start-up of other modes)
+
     result = kendalltau(x[keep], y[keep], variant="b")
     return float(result[0])

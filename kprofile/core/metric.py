@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kprofile.core.defaults import DEFAULT_METRIC
 from kprofile.errors import usage_error
-from kprofile.options import DEFAULT_METRIC
 
 _HIGHER = re.compile(
     r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s",

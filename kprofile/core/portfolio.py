@@ -22,19 +22,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
+from kprofile.core.defaults import OBJECTIVES, Objective
 from kprofile.core.measure import Measured, check_matrix
 from kprofile.core.metric import Metric
-from kprofile.core.portfolio_search import Objective
-from kprofile.core.portfolio_solver import BudgetSolution, solve_budget
 from kprofile.core.score import Score, score_configs
 
+if TYPE_CHECKING:
+    from kprofile.core.portfolio_solver import BudgetSolution
+
 Status = Literal["optimal", "time limit", "infeasible"]
-OBJECTIVES: tuple[Objective, ...] = ("geomean", "worst")
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +88,8 @@ def budget(
     seconds for the whole search, None for no limit."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}")
+    from kprofile.core.portfolio_solver import solve_budget  # start-up of other modes
+
     shapes, configs, costs = cost_matrix(measured)
     solution = solve_budget(costs, size, objective, time_limit=time_limit)
     chosen = configs[list(solution.picked)]

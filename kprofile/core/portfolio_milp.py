@@ -12,8 +12,6 @@ relative gap); its absolute gap (1e-6 by default) is the resolution of a proof.
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from kprofile.core.child import in_child
 from kprofile.core.cover_milp import NOT_RUN, Outcome, highs_options, outcome
@@ -33,6 +31,9 @@ def min_total(
     proven lower bound on the sum. Every row needs a usable pair."""
     if time_limit is not None and time_limit <= 0:
         return NOT_RUN
+    from scipy import sparse  # scipy only when a solve runs (start-up of other modes)
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     columns = np.flatnonzero(keep.any(axis=0))
     row, col = np.nonzero(keep[:, columns])
     n, k, m = costs.shape[0], len(columns), len(row)

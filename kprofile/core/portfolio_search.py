@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-Objective = Literal["geomean", "worst"]
+from kprofile.core.defaults import Objective
+
 TableKey = tuple[int, float, float, int, tuple[int, ...]]
 
 #: Most swap rounds ``improve`` makes (each strictly improves the key).

@@ -2,8 +2,9 @@
 ``--within`` keep of each.
 
 For the ``-p`` groups of a file (``core.columns.Grouping``), what ``rank_order`` and
-``select_top``/``select_top_fraction``/``select_within`` (``core.select``) give for
-each group split off, in a few passes over the whole file: one stable sort by metric,
+the rules of ``--top``, ``--top-fraction`` and ``--within`` (spelled one file at a
+time in ``tests/select_oracle.py``) give for each group split off, in a few passes
+over the whole file: one stable sort by metric,
 then one by group, so that each group's rows that ran come out best first, ties in
 input order. 10,000 groups cost about as much as one file of the same rows. Rows are
 the file's positions (in ``grouping.results.frame``), never a group's own.
@@ -84,7 +85,7 @@ def rank_groups(grouping: Grouping, metric: Metric) -> Ranked:
 
 
 def _top(ranked: Ranked, amount: float) -> np.ndarray:
-    """``select_top``: below ``(X + min / max) * max`` (mirrored for higher is
+    """``--top``: below ``(X + min / max) * max`` (mirrored for higher is
     better), with each group's own min and max, the edge computed as there."""
     ran = ranked.ran
     values = ranked.values[ran.rows]
@@ -101,7 +102,7 @@ def _top(ranked: Ranked, amount: float) -> np.ndarray:
 
 
 def _top_fraction(ranked: Ranked, amount: float) -> np.ndarray:
-    """``select_top_fraction``: each group's best ``floor(X x rows that ran)``, at
+    """``--top-fraction``: each group's best ``floor(X x rows that ran)``, at
     least one."""
     ran = ranked.ran
     keep = np.maximum(1, np.floor(amount * ran.counts + 1e-9))
@@ -111,7 +112,7 @@ def _top_fraction(ranked: Ranked, amount: float) -> np.ndarray:
 
 
 def _within(ranked: Ranked, amount: float) -> np.ndarray:
-    """``select_within``: ratio to the group's best at most ``1 + X``."""
+    """``--within``: ratio to the group's best at most ``1 + X``."""
     return ranked.ratios(ranked.ran.rows) <= 1.0 + amount + 1e-12
 
 
@@ -123,8 +124,8 @@ GROUP_SELECTIONS: dict[str, Callable[[Ranked, float], np.ndarray]] = {
 
 
 def group_subsets(ranked: Ranked, kind: str, amount: float) -> GroupRows:
-    """The rows ``SELECTIONS[kind]`` keeps of each group with ``amount``, best
-    first."""
+    """The rows ``kind`` (``--top``, ``--top-fraction`` or ``--within``) keeps of
+    each group with ``amount``, best first."""
     with np.errstate(all="ignore"):  # an edge beyond the largest float is inf
         keep = GROUP_SELECTIONS[kind](ranked, amount)
     rows = ranked.ran.rows[keep]

@@ -24,16 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from kprofile.core.defaults import AGGREGATES, Aggregate
 from kprofile.core.measure import Measured, group_ids
 from kprofile.core.metric import Metric, metric_values, valid_mask
-
-Aggregate = Literal["median", "min", "mean"]
-AGGREGATES: tuple[str, ...] = get_args(Aggregate)
 
 # Columns of ``Noise.shapes``.
 SHAPE = "shape"

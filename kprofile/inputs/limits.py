@@ -19,3 +19,4 @@ MAX_SPEC_TOKENS = 1_000  # NAME=value tokens of one spec string
 MAX_CELLS = 100_000_000  # rows x columns, rows x parameters, spec tokens of a file
 MAX_SHAPES = 100_000  # distinct shapes (or -p groups) one analysis reports on
 MAX_MATRIX_CELLS = 20_000_000  # --cover shapes x configs, --ranges points x configs
+DEFAULT_MAX_ROWS = 10_000_000  # rows a spec YAML may expand to (--max-rows)

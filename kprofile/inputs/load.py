@@ -5,16 +5,15 @@ Every loader returns one typed record whose frame has a column naming each row
 it starts on; for a pickled frame without one, the row's position in it) and one
 column per parameter (decoded from ``spec`` for results, the params keys for YAML).
 A file that cannot be used raises ``InvalidInputError``; ``load_inputs`` collects
-those so the command can skip the file, report it and carry on.
+those so the command can skip the file, report it and carry on. The record and how a
+results frame becomes one are ``inputs.results``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +23,23 @@ import pandas as pd
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
 from kprofile.inputs.files import irregular
+from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
-from kprofile.inputs.spec import SpecLimit, expand_specs, parse_token
+from kprofile.inputs.results import (
+    LINE,
+    MESH_IDX,
+    Results,
+    results_of,
+    text_value,
+    with_row_key,
+)
 from kprofile.inputs.specyaml import expand_spec
-from kprofile.options import DEFAULT_MAX_ROWS
 from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import load_manifest
 
-MESH_IDX = "mesh_idx"
-LINE = "line"  # a CSV row's row key: the line it starts on in the file
-ROW = "row"  # the row key of a pickled frame without mesh_idx: the row's position
+__all__ = ["MESH_IDX", "SPEC", "Results", "kind_of", "load_inputs", "load_results"]
+
 OUT_OF_MEMORY = (
     "not enough memory to load it (the table it makes is too large for this machine)"
 )
@@ -47,33 +52,6 @@ KINDS = {
 }
 # What DataFrame.to_pickle writes (and kprofile decompresses, bounded).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
-
-
-@dataclass(frozen=True, eq=False)
-class Results:
-    """One input file as a table.
-
-    ``params`` names the parameter columns in spec order (for YAML inputs, the params
-    keys). ``name``/``file``/``git_revision``/``datetime`` are kbench's metadata where
-    the file has it. ``warnings`` are complete lines for stderr (rows left out).
-    ``constant`` names the parameter columns constant in ``frame`` when whoever made
-    the record already knows them (a ``-p`` group: ``core.columns.groups`` works them
-    out for every group at once); None: not known yet. ``runtime``: the parameters the
-    spec marks as runtime (``$M=256``), which kbench's own specs use for the shape.
-    """
-
-    path: str
-    kind: str
-    frame: pd.DataFrame
-    params: tuple[str, ...]
-    name: str | None = None
-    file: str | None = None
-    git_revision: str | None = None
-    datetime: str | None = None
-    warnings: tuple[str, ...] = ()
-    row_key: str = MESH_IDX  # the column naming each row (core.columns.row_id)
-    constant: tuple[str, ...] | None = None
-    runtime: tuple[str, ...] = ()
 
 
 def kind_of(path: str) -> str:
@@ -130,7 +108,7 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
             return _load_pickle(path)
         if kind == "csv":
             table = read_csv(path)
-            results = _results(path, "csv", table.frame, {}, (LINE, table.lines))
+            results = results_of(path, "csv", table.frame, {}, (LINE, table.lines))
             return dataclasses.replace(results, warnings=table.warnings)
         return _load_yaml(path, max_rows)
     except InvalidInputError:
@@ -180,7 +158,7 @@ def _load_pickle(path: str) -> Results:
         names = ", ".join(repr(name) for name in twice)
         raise KprofileError(path, f"columns named more than once: {names}")
     frame, warnings = _rows_with_a_spec(frame, path)
-    return dataclasses.replace(_results(path, "pkl", frame, meta), warnings=warnings)
+    return dataclasses.replace(results_of(path, "pkl", frame, meta), warnings=warnings)
 
 
 def _rows_with_a_spec(
@@ -226,30 +204,17 @@ def _load_yaml(path: str, max_rows: int) -> Results:
         )
     frame = _exact_frame(grid.columns, grid.names)
     # kbench numbers the points of a spec in this order: their mesh_idx
-    frame, key = _with_row_key(frame, MESH_IDX, np.arange(len(frame)))
+    frame, key = with_row_key(frame, MESH_IDX, np.arange(len(frame)))
     doc = manifest.document
     return Results(
         path,
         "yaml",
         frame,
         grid.names,
-        name=_text(doc.get("name")),
-        file=_text(doc.get("file")),
+        name=text_value(doc.get("name")),
+        file=text_value(doc.get("file")),
         row_key=key,
     )
-
-
-def _with_row_key(
-    frame: pd.DataFrame, name: str, values: np.ndarray
-) -> tuple[pd.DataFrame, str]:
-    """``frame`` with ``values`` as its first column, named ``name`` unless the file
-    has a column of that name (then ``name (kprofile)``), and that name."""
-    key = name
-    while key in frame.columns:
-        key = f"{key} (kprofile)"
-    frame = frame.reset_index(drop=True)
-    frame.insert(0, key, values)
-    return frame, key
 
 
 def _exact_frame(columns: Mapping[str, Any], names: Sequence[str]) -> pd.DataFrame:
@@ -263,73 +228,3 @@ def _exact_frame(columns: Mapping[str, Any], names: Sequence[str]) -> pd.DataFra
         for name in names
     }
     return pd.DataFrame(series, columns=list(names), copy=False)
-
-
-def _results(
-    path: str,
-    kind: str,
-    frame: pd.DataFrame,
-    meta: Mapping[str, Any],
-    rows: tuple[str, np.ndarray] | None = None,
-) -> Results:
-    """``rows``: the row key to add and its values (a CSV's lines); None for a
-    pickled frame, whose ``mesh_idx`` names its rows, or its positions without one."""
-    if frame.empty:
-        raise KprofileError(path, "the results table has no rows")
-    frame = frame.reset_index(drop=True)
-    if rows is None and MESH_IDX not in frame.columns:
-        rows = (ROW, np.arange(len(frame)))
-    params: tuple[str, ...] = ()
-    runtime: tuple[str, ...] = ()
-    name = _text(meta.get("name"))
-    if SPEC in frame.columns:
-        try:
-            decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
-        except SpecLimit as exc:
-            raise KprofileError(path, str(exc)) from None
-        renamed = {
-            p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
-        }
-        params = tuple(renamed.values())
-        extra = pd.DataFrame(  # one block per column: no copy into 2-D blocks
-            {renamed[p]: decoded.columns[p] for p in decoded.names},
-            index=frame.index,
-            copy=False,
-        )
-        frame = pd.concat([frame, extra], axis=1)
-        first = frame[SPEC].iloc[0]
-        runtime = _runtime(first, renamed)
-        if name is None:
-            name = first.split("/", 1)[0] if isinstance(first, str) else None
-    key = MESH_IDX
-    if rows is not None:
-        frame, key = _with_row_key(frame, *rows)
-    return Results(
-        path,
-        kind,
-        frame,
-        params,
-        name=name,
-        file=_text(meta.get("file")),
-        git_revision=_text(meta.get("git-revision")),
-        runtime=runtime,
-        datetime=_text(meta.get("datetime")),
-        row_key=key,
-    )
-
-
-def _text(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, _dt.datetime):
-        return value.isoformat(sep=" ", timespec="seconds")
-    return str(value)
-
-
-def _runtime(first: Any, renamed: Mapping[str, str]) -> tuple[str, ...]:
-    """The parameter columns the first spec string marks as runtime (``$M=256``)."""
-    if not isinstance(first, str):
-        return ()
-    tokens = first.split("/")[1:]
-    names = (parse_token(t)[0] for t in tokens if t.lstrip().startswith("$"))
-    return tuple(dict.fromkeys(renamed[n] for n in names if n in renamed))

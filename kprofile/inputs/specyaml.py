@@ -29,10 +29,9 @@ import pandas as pd
 from kprofile.errors import KprofileError
 from kprofile.inputs.exprlang.limits import Budget
 from kprofile.inputs.exprlang.parse import shown
-from kprofile.inputs.limits import MAX_PARAMS
+from kprofile.inputs.limits import DEFAULT_MAX_ROWS, MAX_PARAMS
 from kprofile.inputs.specgroup import Group, objects, parse_group
 from kprofile.inputs.specrules import Keep, kept_rows, parse_rules
-from kprofile.options import DEFAULT_MAX_ROWS  # --max-rows
 
 CELLS_PER_ROW = 10
 

@@ -1,40 +1,25 @@
-"""Where things are in a manifest's text: the ``params`` entries, their key/value pairs
-and the character offsets ``kprofile.manifest.update`` edits at, with each entry's
-merged values.
+"""Where things are in a manifest's text, as the editor sees them: the ``params``
+entries, their key/value pairs and the character offsets the edits are made at, with
+each entry's merged values.
 
-``reader`` reads all of it in one pass over libyaml's events. Where it cannot vouch for
-the values (YAML it does not construct itself, or input ``parse_manifest`` might
-refuse), ``parse_manifest`` is asked: it words any error as tuning-codegen does, and
-otherwise its values are used.
+Read by the code generator's reader (``tuning_codegen.positions``), which reads
+manifests for both tools: its values are what tuning-codegen reads, and any problem
+is worded as tuning-codegen words it. ``read_layout`` is called once per update; the
+layout it returns is read-only.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
+from kprofile.manifest.splice import content_end
+from tuning_codegen.errors import InputError
+from tuning_codegen.positions import Unlocatable, read_positioned, read_values
+from tuning_codegen.yamlrecords import MapRecord, Node, Pair, Scalar
 
-from kprofile.manifest.reader import Invalid, Read, read
-from kprofile.manifest.records import (
-    MERGE_TAG,
-    MapRecord,
-    Node,
-    Pair,
-    Scalar,
-    SeqRecord,
-    mapping_values,
-)
-from kprofile.manifest.text_edit import content_end
-from tuning_codegen.errors import InputError, one_line
-from tuning_codegen.gcpause import paused_gc
-from tuning_codegen.manifest import compose_yaml, construct_yaml, parse_manifest
-from tuning_codegen.values import entry_key
-from tuning_codegen.yamlload import c_may_differ
-
-_MAP_TAG = "tag:yaml.org,2002:map"
+__all__ = ["Item", "Layout", "Pair", "Scalar", "read_entries", "read_layout"]
 
 
 @dataclass(frozen=True)
@@ -60,20 +45,20 @@ class Layout:
     document: Mapping[str, Any]  # the whole manifest's values
 
 
-@functools.lru_cache(maxsize=1)
 def read_layout(text: str, path: str) -> Layout:
-    """The layout of the manifest ``text``, or the InputError ``parse_manifest``
-    raises. The last one is kept: ``kprofile --update`` asks twice for the same text
-    (for its default pivots, then for the update). Treat it as read-only."""
-    with paused_gc():
-        found, params = _read(text, path, positions=True)
-        merged, defaults, document = _values(found, params, text, path, defaults=True)
-        items = tuple(
-            _item(text, i, node, merged[i], defaults[i])
-            for i, node in enumerate(params.items)
-        )
+    """The layout of the manifest ``text``, or the InputError tuning-codegen raises
+    for it (or says why kprofile cannot edit it)."""
+    try:
+        found = read_positioned(text, path)
+    except Unlocatable as exc:
+        raise InputError(path, f"kprofile cannot edit this manifest: {exc}") from None
+    params = found.params
+    items = tuple(
+        _item(text, i, node, found.entries[i], found.defaults[i])
+        for i, node in enumerate(params.items)
+    )
     return Layout(
-        params.start, params.column, params.flow, items, found.styles, document
+        params.start, params.column, params.flow, items, found.styles, found.document
     )
 
 
@@ -81,10 +66,10 @@ def read_entries(
     text: str, path: str
 ) -> tuple[Sequence[Mapping[str, Any]], Mapping[str, Any]]:
     """Only the values: each entry's merged values, and the whole document."""
-    with paused_gc():
-        found, params = _read(text, path, positions=False)
-        merged, _, document = _values(found, params, text, path, defaults=False)
-    return merged, document
+    try:
+        return read_values(text, path)
+    except Unlocatable as exc:
+        raise InputError(path, f"kprofile cannot edit this manifest: {exc}") from None
 
 
 def shared_merge(items: Sequence[Item]) -> tuple[str | None, Mapping[str, Any]]:
@@ -96,40 +81,11 @@ def shared_merge(items: Sequence[Item]) -> tuple[str | None, Mapping[str, Any]]:
     return None, {}
 
 
-def _read(text: str, path: str, *, positions: bool) -> tuple[Read, SeqRecord]:
-    try:
-        found = read(text, positions=positions)
-        return found, _params(found.root)
-    except (yaml.YAMLError, Invalid) as exc:
-        parse_manifest(text, path)  # raises the error tuning-codegen reports
-        why = (  # tuning-codegen reads it; kprofile cannot say where things are
-            "its 'params' list comes through a top-level merge key (<<); write "
-            "'params:' in the file itself"
-            if isinstance(exc, Invalid)
-            else "libyaml, which finds where its entries stand, refuses it "
-            f"({one_line(str(exc))}); yaml.safe_load reads it"
-        )
-        raise InputError(path, f"kprofile cannot edit this manifest: {why}") from None
-
-
-def _params(root: Node) -> SeqRecord:
-    """The ``params`` sequence of mappings, as ``parse_manifest`` finds it."""
-    if not isinstance(root.record, MapRecord):
-        raise Invalid("not a mapping")
-    found = [p for p in root.record.pairs if p.key == "params" and not p.merge]
-    if not found or not isinstance(found[0].record, SeqRecord):
-        raise Invalid("no params list")
-    params = found[0].record
-    if not all(isinstance(node.record, MapRecord) for node in params.items):
-        raise Invalid("an entry is not a mapping")
-    return params
-
-
 def _item(
     text: str, index: int, node: Node, merged: Mapping[str, Any], defaults: Any
 ) -> Item:
     record = node.record
-    assert isinstance(record, MapRecord)  # _params checked it
+    assert isinstance(record, MapRecord)  # the reader checked it
     pairs = record.pairs
     if node.alias:
         end = node.end
@@ -150,52 +106,3 @@ def _item(
         defaults,
         merge_text,
     )
-
-
-def _values(
-    found: Read, params: SeqRecord, text: str, path: str, *, defaults: bool
-) -> tuple[list[Any], list[Any], Mapping[str, Any]]:
-    """Each entry's merged values and merge-key defaults, and the document."""
-    records = [node.record for node in params.items]
-    values = mapping_values(records) if found.values_ok else None
-    if (
-        values is not None
-        and not found.doubtful
-        and not c_may_differ(text)  # libyaml may read it otherwise: ask safe_load's
-        and all(type(key) is str for entry in values for key in entry)  # as strings
-        and _distinct(values)
-    ):
-        root = found.root.record
-        assert isinstance(root, MapRecord) and root.value is not None
-        shares = [r.defaults for r in records if isinstance(r, MapRecord)]
-        return values, shares, root.value
-    manifest = parse_manifest(text, path)  # raises what tuning-codegen reports
-    merged = [dict(entry.values) for entry in manifest.entries]
-    shares = _defaults_by_entry(text, path) if defaults else []
-    return merged, shares, manifest.document
-
-
-def _distinct(entries: Sequence[Mapping[Any, Any]]) -> bool:
-    """No two entries could be equal (``parse_manifest`` decides those that could)."""
-    seen: set[Hashable] = set()
-    for values in entries:
-        key = entry_key(values)
-        if key in seen:
-            return False
-        seen.add(key)
-    return True
-
-
-def _defaults_by_entry(text: str, path: str) -> list[dict[str, Any]]:
-    """For each entry, the values its merge key alone contributes (PyYAML semantics)."""
-    root = compose_yaml(text, path)  # a graph of its own: constructing rewrites nodes
-    assert isinstance(root, yaml.MappingNode)
-    params = next(
-        v for k, v in root.value if k.value == "params" and k.tag != MERGE_TAG
-    )
-    out = []
-    for entry in params.value:
-        merges = [(k, v) for k, v in entry.value if k.tag == MERGE_TAG]
-        node = yaml.MappingNode(_MAP_TAG, merges)
-        out.append(dict(construct_yaml(node, path)) if merges else {})
-    return out

@@ -1,6 +1,7 @@
-"""New manifest entries written like their neighbour: the one writer of entries for
-``--update`` (``edits``: appended shapes) and ``--update --ranges`` (``replace_text``:
-replacing ranges).
+"""New manifest entries written into the text like their neighbour: the one writer of
+entries for ``--update`` (``append_edit``: new shapes after the last entry) and
+``--update --ranges`` (``overwrite``, ``removal``, ``insertion``: an entry's place
+taken by new entries, its lines removed, new entries after one).
 
 Written like ``like``, the entry beside them: a flow mapping (``- {M: 1, ...}``) or
 block lines (with ``columns``, the space after the dash and the key column of that
@@ -16,9 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kprofile.manifest.layout import Item, Layout
+from kprofile.manifest.layout import Item, Layout, shared_merge
 from kprofile.manifest.scalar import Value, render_key, render_scalar
-from kprofile.manifest.text_edit import column, eol, line_start, next_line
+from kprofile.manifest.splice import (
+    Edit,
+    column,
+    eol,
+    line_end,
+    line_start,
+    next_line,
+)
+from tuning_codegen.errors import InputError
 from tuning_codegen.values import same_value
 
 Values = Mapping[str, Any]
@@ -91,3 +100,114 @@ def separator(text: str, layout: Layout, at: int) -> str:
         if not any(line.strip() == "" for line in gap.splitlines()):
             return newline
     return newline + newline
+
+
+def append_edit(
+    text: str,
+    layout: Layout,
+    appended: Sequence[Mapping[str, Value]],
+    ends: Mapping[int, int],
+) -> Edit:
+    """One insertion holding an entry per selection in ``appended``, written like the
+    last entry with the merge key every entry shares (``entries_like``).
+    ``ends`` maps an edited block entry's index to where its kept keys end (see
+    ``entry_edits``)."""
+    merge, defaults = shared_merge(layout.items)
+    if layout.flow:  # params: [{...}, {...}]
+        entries = [
+            "{"
+            + ", ".join(
+                pairs_text(sel, layout, merge=merge, defaults=defaults, flow=True)
+            )
+            + "}"
+            for sel in appended
+        ]
+        if layout.items:
+            end = layout.items[-1].end
+            return Edit(end, end, "".join(", " + e for e in entries))
+        start = layout.start + 1
+        return Edit(start, start, ", ".join(entries))
+    last = layout.items[-1]
+    at = line_end(text, ends.get(last.index, last.end))
+    lead = separator(text, layout, at)
+    block = entries_like(
+        text, layout, last, appended,
+        merge=merge, defaults=defaults, dash_col=layout.column, between=lead,
+        columns=False,
+    )  # fmt: skip
+    return Edit(at, at, lead + " " * layout.column + block)
+
+
+def overwrite(
+    text: str, layout: Layout, item: Item, entries: Sequence[Values], path: str
+) -> Edit:
+    """``item`` (from its dash to the end of its last line) becomes ``entries``."""
+    dash = _dash(text, item, path)
+    block = _like(text, layout, item, entries, dash, separator(text, layout, dash))
+    return Edit(dash, line_end(text, item.end), block)
+
+
+def _dash(text: str, item: Item, path: str) -> int:
+    """Where the ``-`` that introduces ``item`` stands (first on its line)."""
+    dash = text.rfind("-", 0, item.start)
+    if (
+        dash < 0
+        or text[dash + 1 : item.start].strip()
+        or text[line_start(text, dash) : dash].strip()
+    ):
+        raise InputError(
+            path,
+            f"params[{item.index}]: cannot tell where the entry starts; "
+            "write each entry as '- KEY: value' lines",
+            line=item.line,
+        )
+    return dash
+
+
+def removal(text: str, item: Item, path: str) -> Edit:
+    """The entry's lines, from its dash to its last line's break."""
+    start = line_start(text, _dash(text, item, path))
+    end = next_line(text, item.end)
+    if end == len(text) and not text.endswith("\n"):  # keep "no final newline"
+        start = max(0, start - (2 if text[max(0, start - 2) : start] == "\r\n" else 1))
+    return Edit(start, end, "")
+
+
+def insertion(
+    text: str, layout: Layout, after: Item | None, entries: Sequence[Values], path: str
+) -> Edit:
+    """``entries`` after the entry ``after``, or into an empty ``[]`` when None."""
+    if after is None:  # params: [] (read_layout found no entry)
+        start = layout.start  # the "[" of an empty flow list
+        end = text.index("]", start) + 1
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        newline = eol(text, 0)
+        block = _like(text, layout, None, entries, None, newline)
+        return Edit(start, end, newline + block)
+    at = line_end(text, after.end)
+    dash = _dash(text, after, path)
+    between = separator(text, layout, at)
+    block = _like(text, layout, after, entries, dash, between)
+    return Edit(at, at, between + " " * column(text, dash) + block)
+
+
+def _like(
+    text: str,
+    layout: Layout,
+    like: Item | None,
+    entries: Sequence[Values],
+    dash: int | None,
+    between: str,
+) -> str:
+    """``entries`` written like ``like``, with its merge key (see ``entries_like``)."""
+    return entries_like(
+        text,
+        layout,
+        like,
+        entries,
+        merge=None if like is None else like.merge_text,
+        defaults={} if like is None or like.merge_text is None else like.defaults,
+        dash_col=0 if dash is None else column(text, dash),
+        between=between,
+    )

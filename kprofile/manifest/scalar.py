@@ -1,9 +1,9 @@
 """Python values as YAML scalars that PyYAML's safe loader reads back as the same value.
 
-One renderer for both writers of manifests: ``kprofile.manifest.update`` (edits to a
-hand-curated table) and ``kprofile.manifest.write`` (the ``-o`` file). Numbers,
-booleans and null are spelled the same for both. Strings differ on purpose, chosen with
-``quoting``:
+One renderer for both writers of manifests: ``kprofile.manifest.upsert`` and
+``ranges`` (edits to a hand-curated table) and ``kprofile.manifest.write`` (the ``-o``
+file). Numbers, booleans and null are spelled the same for both. Strings differ on
+purpose, chosen with ``quoting``:
 
 - ``"minimal"`` (update): what a person would type. Plain whenever PyYAML's emitter
   allows a plain scalar there and it still resolves as a string, else single quotes,

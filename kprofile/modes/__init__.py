@@ -1,43 +1,57 @@
-"""kprofile's modes and views, declared once.
+"""kprofile's modes and per-file views, declared once: each row holds the functions it
+dispatches to.
 
-Each mode names its flag, its handler (``module:function``, imported only when the mode
-runs) and what it admits: the per-file views, ``-o``, ``--update``, ``-p``,
-``--combine`` and its own options. Each per-file view names its flag, its ``Options``
-field, its section builder and what it selects. ``check_options`` derives every
-"cannot be combined" rule from these tables, ``kprofile.run`` dispatches through
-``MODES`` and the default mode through ``VIEWS``: a new mode is one row and one handler
-module, a new view one row and one function.
+A mode's row (``Mode``): its flag, whether the command line asks for it (``given``),
+the function that makes its request from the command line (``request``: only what
+the mode needs), its handler (``run(request) -> ModeResult``, in ``modes/<mode>.py``)
+and what it admits: the per-file views, ``-o``, ``--update``, ``-p``, ``--combine``
+and its own options. A view's row (``View``): its flag, its value on the command line,
+its builder (in ``modes/views*.py``) and its ``kind``, what it selects.
+``modes.checks.check_options`` derives every "cannot be combined" rule from these
+tables; ``kprofile.run`` makes the chosen mode's request and calls its handler. A new
+mode is one row and one module, a new view one row and one function.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar, cast
 
-from kprofile.errors import usage_error
+from kprofile.core.defaults import (
+    COVER_LOSS_TIME_LIMIT,
+    COVER_TIME_LIMIT,
+    DEFAULT_OBJECTIVE,
+    RANGES_TOL,
+    Objective,
+)
+from kprofile.modes import (
+    budget,
+    correlation,
+    cover,
+    diff,
+    files,
+    importance,
+    merge,
+    ranges,
+    score,
+)
+from kprofile.modes.request import Data, Prepared
+from kprofile.modes.result import ModeResult
+from kprofile.modes.views import Builder, head_view, ratio_view, tail_view
+from kprofile.modes.views_common import top_fraction_view, top_view, within_view
+from kprofile.options import Options
 
-if TYPE_CHECKING:
-    from kprofile.core.metric import Metric
-    from kprofile.options import Options
-    from kprofile.outcome import Outcome
-
-Handler = Callable[["Options", "Outcome", "Metric | None"], None]
-
-
-def _load(spec: str) -> Any:
-    """The function ``module:function`` names, imported now."""
-    module, _, function = spec.partition(":")
-    return getattr(importlib.import_module(module), function)
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
-class Mode:
+class Mode(Generic[R]):
     name: str
     flag: str | None  # None: the default mode (per-file views)
-    attribute: str  # the Options field that selects it
-    handler: str  # "module:function"
+    given: Callable[[Options], bool]  # the command line asks for it
+    request: Callable[[Options, Prepared], R]
+    handler: Callable[[R], ModeResult]
     metric: bool = True  # needs a metric column
     views: bool = False  # admits --ratio, --head, --tail, --top, --within
     output: bool = False  # -o writes the entries it selects
@@ -50,234 +64,151 @@ class Mode:
     def label(self) -> str:
         return self.flag or "the per-file views"
 
-    def load(self) -> Handler:
-        handler: Handler = _load(self.handler)
-        return handler
+
+ViewKind = Literal["shows", "rows", "config"]
 
 
 @dataclass(frozen=True)
 class View:
-    """A per-file view: ``flag`` sets the ``Options`` field ``attribute``; ``builder``
-    (``module:function``, see ``kprofile.modes.views.Builder``) makes its sections and
-    selection for one file or ``-p`` group."""
+    """A per-file view: ``flag`` gives it the value ``value`` reads (None: not asked
+    for); ``builder`` makes its sections for one file or ``-p`` group. ``kind``: it
+    only shows entries, or also selects rows (``-o --write-selection`` writes them),
+    or picks one config, the common config (for ``-o`` and ``--update``)."""
 
     flag: str
-    attribute: str
-    builder: str
-    selects: bool = False  # picks rows: -o --write-selection writes them
-    common: bool = False  # picks one config (the common config) for -o and --update
+    value: Callable[[Options], Any]
+    builder: Builder
+    kind: ViewKind = "shows"
 
-    def load(self) -> Any:
-        return _load(self.builder)
+    @property
+    def selects(self) -> bool:
+        return self.kind != "shows"
 
 
-MODES: tuple[Mode, ...] = (
-    Mode(
-        "files",
-        None,
-        "",
-        "kprofile.modes.files:run",
-        views=True,
-        output=True,
-        update=True,
-    ),
-    Mode(
-        "diff",
-        "--diff",
-        "diff",
-        "kprofile.modes.diff:run",
-        combines=False,  # compares files: combined, they would be one
-        options=("--out-dir",),
-    ),
-    Mode(
-        "merge",
-        "--merge",
-        "merge",
-        "kprofile.modes.merge:run",
-        metric=False,
-        combines=False,
-        output=True,
-        options=("--sort-pivots",),
-    ),
-    Mode(
-        "correlation",
-        "--correlation",
-        "correlation",
-        "kprofile.modes.correlation:run",
-        pivots=False,
-        options=("--out-dir", "--include-shapes"),
-    ),
-    Mode(
-        "cover",
-        "--cover",
-        "cover",
-        "kprofile.modes.cover:run",
-        output=True,
-        options=("--time-limit", "--cover-loss-time-limit"),
-    ),
-    Mode(
-        "importance",
-        "--importance",
-        "importance",
-        "kprofile.modes.importance:run",
-        options=("--plot",),
-    ),
-    Mode(
-        "ranges",
-        "--ranges",
-        "ranges",
-        "kprofile.modes.ranges:run",
-        output=True,
-        update=True,
-        options=("--tol", "--range-end"),
-    ),
-    Mode(
-        "score",
-        "--score",
-        "score",
-        "kprofile.modes.score:run",
-        options=("--fail-above",),
-    ),
-    Mode(
-        "budget",
-        "--budget",
-        "budget",
-        "kprofile.modes.budget:run",
-        output=True,
-        options=("--objective", "--time-limit"),
-    ),
-)
-
-# Flags that only some modes admit, and the Options field each sets.
-OWN_OPTIONS = {
-    "--sort-pivots": "sort_pivots",
-    "--out-dir": "out_dir",
-    "--include-shapes": "include_shapes",
-    "--time-limit": "time_limit",  # also spelled --cover-time-limit
-    "--cover-loss-time-limit": "cover_loss_time_limit",
-    "--plot": "plot",
-    "--tol": "tol",
-    "--range-end": "range_end",
-    "--fail-above": "fail_above",
-    "--objective": "objective",
-}
 VIEWS: tuple[View, ...] = (
-    View("--ratio", "ratio", "kprofile.modes.views:ratio_view"),
-    View("--head", "head", "kprofile.modes.views:head_view", selects=True),
-    View("--tail", "tail", "kprofile.modes.views:tail_view", selects=True),
-    View("--top", "top", "kprofile.modes.views:top_view", selects=True, common=True),
-    View(
-        "--top-fraction",
-        "top_fraction",
-        "kprofile.modes.views:top_fraction_view",
-        selects=True,
-        common=True,
-    ),
-    View(
-        "--within",
-        "within",
-        "kprofile.modes.views:within_view",
-        selects=True,
-        common=True,
-    ),
+    View("--ratio", lambda o: o.ratio or None, ratio_view),
+    View("--head", lambda o: o.head, head_view, "rows"),
+    View("--tail", lambda o: o.tail, tail_view, "rows"),
+    View("--top", lambda o: o.top, top_view, "config"),
+    View("--top-fraction", lambda o: o.top_fraction, top_fraction_view, "config"),
+    View("--within", lambda o: o.within, within_view, "config"),
 )
-
-
-def _given(options: Options, attribute: str) -> bool:
-    """Whether the user set ``attribute`` (it differs from the field's default)."""
-    default = next(f.default for f in fields(options) if f.name == attribute)
-    return bool(getattr(options, attribute) != default)
-
-
-def given_modes(options: Options) -> list[Mode]:
-    return [m for m in MODES if m.flag and _given(options, m.attribute)]
 
 
 def given_views(options: Options) -> list[View]:
     """The views asked for, in the table's order (the order they are shown in)."""
-    return [v for v in VIEWS if _given(options, v.attribute)]
+    return [v for v in VIEWS if v.value(options) is not None]
 
 
-def check_options(options: Options) -> Mode:
-    """The active mode, after refusing every combination the table does not admit."""
-    chosen = given_modes(options)
-    if len(chosen) > 1:
-        raise usage_error(f"{chosen[0].flag} and {chosen[1].flag} cannot be combined")
-    mode = chosen[0] if chosen else MODES[0]
-    views = given_views(options)
-    if views and not mode.views:
-        raise usage_error(
-            f"{views[0].flag} is a per-file view; it cannot be combined with "
-            f"{mode.label}"
-        )
-    _check_own_options(options, mode)
-    if options.combine is not None and not (mode.metric and mode.combines):
-        raise usage_error(f"--combine does not apply to {mode.label}")
-    if options.pivots and not mode.pivots:
-        raise usage_error(f"-p/--pivots does not apply to {mode.label}")
-    _check_sinks(options, mode, [v for v in views if v.selects])
-    if not options.files:
-        raise usage_error("no input files; see kprofile --help")
-    return mode
+def _data(o: Options, prepared: Prepared) -> Data:
+    assert prepared.metric is not None  # Mode.metric: the orchestrator found one
+    return Data(prepared.inputs, prepared.metric, o.pivots, prepared.progress)
 
 
-def _check_own_options(options: Options, mode: Mode) -> None:
-    for flag, attribute in OWN_OPTIONS.items():
-        if not _given(options, attribute) or flag in mode.options:
-            continue
-        owners = [m.label for m in MODES if flag in m.options]
-        either = ", ".join(owners[:-1]) + " or " if len(owners) > 1 else ""
-        raise usage_error(f"{flag} only applies to {either}{owners[-1]}")
+def _files(o: Options, prepared: Prepared) -> files.FilesRequest:
+    views = tuple((v.builder, v.value(o)) for v in given_views(o))
+    sink = "-o" if o.output else "--update" if o.update is not None else None
+    rows = bool(o.output and o.write_selection)
+    data = _data(o, prepared)
+    return files.FilesRequest(data, views, o.verbose, sink, rows)
 
 
-def _check_sinks(options: Options, mode: Mode, selecting: list[View]) -> None:
-    """-o, --update, --dry-run and --write-selection."""
-    if options.dry_run and options.update is None:
-        raise usage_error("--dry-run only applies to --update")
-    if options.write_selection and not options.output:
-        raise usage_error("--write-selection only applies to -o")
-    if options.output and not mode.output:
-        raise usage_error(
-            f"-o writes a manifest of selected entries; {mode.label} selects none"
-        )
-    if options.update is not None:
-        _check_update(options, mode, selecting)
-    if options.output and options.write_selection:
-        if not selecting:
-            flags = [v.flag for v in VIEWS if v.selects]
-            raise usage_error(
-                f"--write-selection needs {', '.join(flags[:-1])} or {flags[-1]}"
-            )
-        if len(selecting) > 1:
-            raise usage_error(
-                f"-o: {selecting[0].flag} and {selecting[1].flag} select different "
-                "entries; pass one of them"
-            )
-    elif options.output:
-        _one_config("-o", selecting)
+def _merge(o: Options, prepared: Prepared) -> merge.MergeRequest:
+    writable = o.output is not None
+    return merge.MergeRequest(
+        prepared.inputs, o.pivots, o.sort_pivots, o.query, writable
+    )
 
 
-def _check_update(options: Options, mode: Mode, selecting: list[View]) -> None:
-    if not mode.update:
-        raise usage_error(f"--update does not apply to {mode.label}")
-    if options.output:
-        raise usage_error("--update and -o both write a manifest; pass one of them")
-    several = [v for v in selecting if not v.common]
-    if several:
-        common = "/".join(v.flag for v in VIEWS if v.common)
-        raise usage_error(
-            "--update takes one config per shape (the best, or the common config of "
-            f"{common}); {several[0].flag} selects several"
-        )
-    _one_config("--update", selecting)
+def _cover(o: Options, prepared: Prepared) -> cover.CoverRequest:
+    assert o.cover is not None  # given
+    data = _data(o, prepared)
+    return cover.CoverRequest(data, o.cover, o.time_limit, o.cover_loss_time_limit)
 
 
-def _one_config(sink: str, selecting: list[View]) -> None:
-    """Without --write-selection a sink takes one config per file: the best entry,
-    or the common config of one view that picks one."""
-    configs = [v for v in selecting if v.common]
-    if len(configs) > 1:
-        raise usage_error(
-            f"{sink}: {configs[0].flag} and {configs[1].flag} choose different "
-            "configs; pass one of them"
-        )
+def _ranges(o: Options, prepared: Prepared) -> ranges.RangesRequest:
+    assert o.ranges is not None  # given
+    tol = RANGES_TOL if o.tol is None else o.tol
+    return ranges.RangesRequest(_data(o, prepared), o.ranges, tol, o.range_end)
+
+
+def _score(o: Options, prepared: Prepared) -> score.ScoreRequest:
+    assert o.score is not None  # given
+    sources = tuple(r.path for r in prepared.sources)
+    data = _data(o, prepared)
+    return score.ScoreRequest(data, o.score, sources, o.fail_above, o.verbose)
+
+
+def _budget(o: Options, prepared: Prepared) -> budget.BudgetRequest:
+    assert o.budget is not None  # given
+    objective = cast(Objective, o.objective or DEFAULT_OBJECTIVE)  # click's choice
+    data = _data(o, prepared)
+    return budget.BudgetRequest(data, o.budget, objective, o.time_limit, o.verbose)
+
+
+def _never(o: Options) -> bool:
+    return False
+
+
+MODES: tuple[Mode[Any], ...] = (
+    Mode(
+        "files", None, _never, _files, files.run,
+        views=True, output=True, update=True,
+    ),
+    Mode(
+        "diff", "--diff", lambda o: o.diff,
+        lambda o, p: diff.DiffRequest(_data(o, p), o.out_dir), diff.run,
+        combines=False,  # compares files: combined, they would be one
+        options=("--out-dir",),
+    ),
+    Mode(
+        "merge", "--merge", lambda o: o.merge, _merge, merge.run,
+        metric=False, combines=False, output=True, options=("--sort-pivots",),
+    ),
+    Mode(
+        "correlation", "--correlation", lambda o: o.correlation,
+        lambda o, p: correlation.CorrelationRequest(
+            _data(o, p), o.out_dir, o.include_shapes
+        ),
+        correlation.run,
+        pivots=False, options=("--out-dir", "--include-shapes"),
+    ),
+    Mode(
+        "cover", "--cover", lambda o: o.cover is not None, _cover, cover.run,
+        output=True, options=("--time-limit", "--cover-loss-time-limit"),
+    ),
+    Mode(
+        "importance", "--importance", lambda o: o.importance,
+        lambda o, p: importance.ImportanceRequest(_data(o, p), o.plot),
+        importance.run,
+        options=("--plot",),
+    ),
+    Mode(
+        "ranges", "--ranges", lambda o: o.ranges is not None, _ranges, ranges.run,
+        output=True, update=True, options=("--tol", "--range-end"),
+    ),
+    Mode(
+        "score", "--score", lambda o: o.score is not None, _score, score.run,
+        options=("--fail-above",),
+    ),
+    Mode(
+        "budget", "--budget", lambda o: o.budget is not None, _budget, budget.run,
+        output=True, options=("--objective", "--time-limit"),
+    ),
+)  # fmt: skip
+
+# Flags that only some modes admit (``Mode.options``), and whether each is given.
+OWN_OPTIONS: tuple[tuple[str, Callable[[Options], bool]], ...] = (
+    ("--sort-pivots", lambda o: bool(o.sort_pivots)),
+    ("--out-dir", lambda o: o.out_dir != "."),
+    ("--include-shapes", lambda o: o.include_shapes),
+    ("--time-limit", lambda o: o.time_limit != COVER_TIME_LIMIT),  # also spelled
+    # --cover-time-limit
+    ("--cover-loss-time-limit",
+     lambda o: o.cover_loss_time_limit != COVER_LOSS_TIME_LIMIT),
+    ("--plot", lambda o: o.plot is not None),
+    ("--tol", lambda o: o.tol is not None),
+    ("--range-end", lambda o: o.range_end is not None),
+    ("--fail-above", lambda o: o.fail_above is not None),
+    ("--objective", lambda o: o.objective is not None),
+)  # fmt: skip

@@ -6,20 +6,20 @@ writes one entry per shape: its values, then its config's. The analysis is
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from kprofile.core.defaults import COVER_TIME_LIMIT, DEFAULT_OBJECTIVE, Objective
 from kprofile.core.measure import Measured
-from kprofile.core.metric import Metric
 from kprofile.core.portfolio import Portfolio, budget
-from kprofile.core.portfolio_search import Objective
 from kprofile.core.score import CONFIG
 from kprofile.core.values import counted, entries
 from kprofile.errors import usage_error
+from kprofile.manifest.change import Entry
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.modes.score import choices, measured_results, score_sections
-from kprofile.options import DEFAULT_OBJECTIVE, Options
-from kprofile.outcome import Entry, Outcome
 from kprofile.render.section import Section
 
 OBJECTIVE_TEXT = {
@@ -32,37 +32,44 @@ IN_SAMPLE = (
 )
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class BudgetRequest(NamedTuple):
+    data: Data
+    size: int  # at most this many configs
+    objective: Objective = DEFAULT_OBJECTIVE
+    time_limit: float | None = COVER_TIME_LIMIT  # None: no limit
+    verbose: bool = False  # every shape's ratio too
+
+
+def run(request: BudgetRequest) -> ModeResult:
     """``--budget K``: the best table of at most K configs, proven or bounded."""
-    assert metric is not None and options.budget is not None  # the mode table
-    objective = cast(Objective, options.objective or DEFAULT_OBJECTIVE)
-    with outcome.progress("budget: measuring every shape and config"):
-        measured = measured_results(outcome, options.pivots, metric, "--budget")
-    limit = "" if options.time_limit is None else f" (limit {options.time_limit:g} s)"
-    with outcome.progress(f"budget: searching the best {options.budget}{limit}"):
+    data, metric, limit = request.data, request.data.metric, request.time_limit
+    with data.progress("budget: measuring every shape and config"):
+        measured = measured_results(data.inputs, data.pivots, metric, "--budget")
+    shown = "" if limit is None else f" (limit {limit:g} s)"
+    with data.progress(f"budget: searching the best {request.size}{shown}"):
         portfolio = budget(
             measured,
             metric,
-            size=options.budget,
-            objective=objective,
-            time_limit=options.time_limit,
+            size=request.size,
+            objective=request.objective,
+            time_limit=limit,
         )
     if not portfolio.configs:
-        raise usage_error(_no_table(portfolio, options.time_limit))
+        raise usage_error(_no_table(portfolio, limit))
     position = {c: i for i, c in enumerate(portfolio.configs)}
     config = portfolio.score.shapes[CONFIG].to_numpy(dtype=np.int64)
     labels = [position.get(c, -1) for c in config.tolist()]
     chosen = choices(measured.configs, CONFIG, config, labels, portfolio.score)
-    outcome.sections.append(budget_section(portfolio, measured, options.time_limit))
-    outcome.sections += score_sections(
+    scored = score_sections(
         portfolio.score,
         title="budget: the table's score on the results it was chosen from",
         chosen=chosen,
         metric=metric,
-        verbose=options.verbose,
+        verbose=request.verbose,
         notes=(IN_SAMPLE,),
     )
-    outcome.entries += budget_entries(portfolio, measured)
+    sections = (budget_section(portfolio, measured, limit), *scored)
+    return ModeResult(sections, tuple(budget_entries(portfolio, measured)))
 
 
 def _no_table(portfolio: Portfolio, time_limit: float | None) -> str:

@@ -4,26 +4,33 @@ written by ``kprofile.sinks.files``. The analysis is ``kprofile.core.correlation
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import pandas as pd
 
 from kprofile.core.combine import default_shape_columns
 from kprofile.core.correlation import Correlation, correlate
 from kprofile.core.metric import Metric
-from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from kprofile.sinks.files import write_heatmap
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class CorrelationRequest(NamedTuple):
+    data: Data
+    out_dir: str = "."  # where the heatmap goes
+    include_shapes: bool = False  # correlate the shape columns too
+
+
+def run(request: CorrelationRequest) -> ModeResult:
     """``-c``: the correlations, and the heatmap in ``--out-dir``."""
-    assert metric is not None  # the mode table says this mode needs one
-    shapes = () if options.include_shapes else default_shape_columns(outcome.inputs)
-    result = correlate(outcome.inputs, metric, shapes=shapes)
-    png = write_heatmap(result, options.out_dir, metric)
-    outcome.written.append(png)
-    outcome.sections += correlation_sections(result, metric, png)
+    data = request.data
+    shapes = () if request.include_shapes else default_shape_columns(data.inputs)
+    result = correlate(data.inputs, data.metric, shapes=shapes)
+    png = write_heatmap(result, request.out_dir, data.metric)
+    sections = correlation_sections(result, data.metric, png)
+    return ModeResult(tuple(sections), written=(png,))
 
 
 def correlation_sections(

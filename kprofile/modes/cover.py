@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from kprofile.core.combine import combine
-from kprofile.core.cover import CONFIG, CoverResult, cover
+from kprofile.core.cover import (
+    CONFIG,
+    DEFAULT_LOSS_TIME_LIMIT,
+    DEFAULT_TIME_LIMIT,
+    CoverResult,
+    cover,
+)
 from kprofile.core.metric import Metric
 from kprofile.core.values import entries
 from kprofile.errors import KprofileError, usage_error
-from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 
 EXACT = "exact (no smaller table exists)"
@@ -97,24 +103,30 @@ def cover_entries(
     return [{**shape, **config} for shape, config in zip(shapes, configs)]
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class CoverRequest(NamedTuple):
+    data: Data
+    tol: float  # each shape's config within 1 + tol of its best
+    time_limit: float | None = DEFAULT_TIME_LIMIT  # None: no limit
+    loss_time_limit: float | None = DEFAULT_LOSS_TIME_LIMIT
+
+
+def run(request: CoverRequest) -> ModeResult:
     """``--cover TOL``: the fewest configs within TOL of each shape's best."""
-    assert metric is not None and options.cover is not None  # the mode table
-    combined = combine(outcome.inputs, options.pivots)
+    data = request.data
+    combined = combine(data.inputs, data.pivots)
     try:
         result = cover(
             combined.frame,
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
-            metric=metric,
-            tol=options.cover,
-            time_limit=options.time_limit,
-            loss_time_limit=options.cover_loss_time_limit,
-            progress=outcome.progress,
+            metric=data.metric,
+            tol=request.tol,
+            time_limit=request.time_limit,
+            loss_time_limit=request.loss_time_limit,
+            progress=data.progress,
         )
     except KprofileError as exc:
         raise usage_error(f"--cover: {exc.message}") from None
-    outcome.sections += cover_sections(
-        result, shape_cols=combined.shape_cols, metric=metric
-    )
-    outcome.entries += cover_entries(result, combined.shape_cols)
+    shapes = combined.shape_cols
+    sections = cover_sections(result, shape_cols=shapes, metric=data.metric)
+    return ModeResult(tuple(sections), tuple(cover_entries(result, shapes)))

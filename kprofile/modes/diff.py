@@ -4,21 +4,28 @@ The analysis is ``kprofile.core.diff``."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from kprofile.core.diff import DiffResult, diff
 from kprofile.core.metric import Metric
-from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from kprofile.sinks.files import write_tables
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class DiffRequest(NamedTuple):
+    data: Data
+    out_dir: str = "."  # where the CSVs go
+
+
+def run(request: DiffRequest) -> ModeResult:
     """``-d``: the comparison table, and one CSV per shape in ``--out-dir``."""
-    assert metric is not None  # the mode table says this mode needs one
-    result = diff(outcome.inputs, metric, options.pivots)
-    written = write_tables(result.tables, options.out_dir)
-    outcome.written += written
-    outcome.sections.append(diff_section(result, metric, written))
+    data = request.data
+    result = diff(data.inputs, data.metric, data.pivots)
+    written = write_tables(result.tables, request.out_dir)
+    section = diff_section(result, data.metric, written)
+    return ModeResult((section,), written=tuple(written))
 
 
 def diff_section(result: DiffResult, metric: Metric, written: list[str]) -> Section:

@@ -12,118 +12,130 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from kprofile.core.columns import (
-    Grouping,
-    common_shape_columns,
-    group_rows,
-    varying,
-)
+from kprofile.core.columns import Grouping, common_shape_columns, group_rows, varying
 from kprofile.core.metric import Metric
 from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
 from kprofile.inputs.load import Results
-from kprofile.modes import given_views
+from kprofile.manifest.change import Entry, Upserts
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
-from kprofile.options import Options
-from kprofile.outcome import Outcome, Upserts
+from kprofile.render.section import Section
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
-    assert metric is not None  # the mode table says this mode needs one
-    pivots = options.pivots or common_shape_columns(outcome.inputs)
-    configs: list[dict[str, Any]] = []
-    views: list[tuple[Builder, Any]] = [
-        (v.load(), getattr(options, v.attribute)) for v in given_views(options)
-    ]
-    for results in outcome.inputs:
-        if not options.pivots:
-            _note_shapes(outcome, results)
-        grouping = group_rows(results, options.pivots)
-        found = summaries(grouping, metric)
-        built = _views(grouping, metric, views, verbose=options.verbose)
+class FilesRequest(NamedTuple):
+    data: Data  # pivots: the -p groups (none: each file is one)
+    views: tuple[tuple[Builder, Any], ...] = ()  # each view asked for, and its value
+    verbose: bool = False
+    sink: str | None = None  # "-o" or "--update": where each group's config goes
+    rows: bool = False  # -o --write-selection: the rows the views select instead
+
+
+@dataclass
+class _Made:
+    """What the groups of every file add up to, in the order they are shown."""
+
+    sections: list[Section] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    configs: list[Entry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def run(request: FilesRequest) -> ModeResult:
+    data = request.data
+    made = _Made()
+    for results in data.inputs:
+        if not data.pivots:
+            made.notes += _shapes_note(results)
+        grouping = group_rows(results, data.pivots)
+        found = summaries(grouping, data.metric)
+        built = _views(grouping, data.metric, request)
         selected: list[np.ndarray] = []
-        with outcome.progress(f"views of {results.path}", len(found)) as advance:
+        with data.progress(f"views of {results.path}", len(found)) as advance:
             for g, summary in enumerate(found):
                 shown = [view(g) for view in built]
-                grouped = (grouping, g, summary)
-                configs += _group(options, outcome, metric, grouped, shown, selected)
+                _group(request, made, (grouping, g, summary), shown, selected)
                 advance(1)
         if selected:
-            outcome.entries += _records(results, np.concatenate(selected))
-    outcome.change = Upserts(tuple(_pivots_first(c, pivots) for c in configs), pivots)
+            made.entries += _records(results, np.concatenate(selected))
+    pivots = data.pivots or common_shape_columns(data.inputs)
+    change = Upserts(tuple(_pivots_first(c, pivots) for c in made.configs), pivots)
+    return ModeResult(
+        tuple(made.sections), tuple(made.entries), change, notes=tuple(made.notes)
+    )
 
 
-def _note_shapes(outcome: Outcome, results: Results) -> None:
+def _shapes_note(results: Results) -> list[str]:
     """Say when a file holds several shapes and no ``-p`` splits them: its views (and
     an ``-o`` entry) then mix the shapes. kbench marks the shape's parameters as
     runtime ones (``$M=256``)."""
     shape = varying(results, results.runtime)
-    if shape:
-        outcome.note(
-            f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
-            f"holds several shapes; -p {','.join(shape)} shows each on its own"
-        )
+    if not shape:
+        return []
+    return [
+        f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
+        f"holds several shapes; -p {','.join(shape)} shows each on its own"
+    ]
 
 
 def _views(
-    grouping: Grouping,
-    metric: Metric,
-    views: Sequence[tuple[Builder, Any]],
-    *,
-    verbose: bool,
+    grouping: Grouping, metric: Metric, request: FilesRequest
 ) -> list[Callable[[int], ViewResult]]:
-    """Each view of every group (``views``: builders and their flags' values), what
-    the groups share computed once: a function of the group per view."""
-    if not views:
+    """Each view of every group, what the groups share computed once: a function of
+    the group per view."""
+    if not request.views:
         return []
     groups = Groups(rank_groups(grouping, metric))
-    return [build(groups, amount, verbose=verbose) for build, amount in views]
+    verbose = request.verbose
+    return [build(groups, value, verbose=verbose) for build, value in request.views]
 
 
 def _group(
-    options: Options,
-    outcome: Outcome,
-    metric: Metric,
+    request: FilesRequest,
+    made: _Made,
     grouped: tuple[Grouping, int, Summary],
     shown: Sequence[ViewResult],
     selected: list[np.ndarray],
-) -> list[dict[str, Any]]:
-    """Append group ``g``'s sections (and its entries for ``-o``, or with
-    ``--write-selection`` the rows it selected to ``selected``); the config it stands
-    for, for ``--update`` (none when no run succeeded). ``shown``: each view's result
-    for the group."""
+) -> None:
+    """Group ``g``'s sections, and what it selects: its config (for ``-o`` and
+    ``--update``; none when no run succeeded), or with ``--write-selection`` the
+    rows its view selected (to ``selected``). ``shown``: each view's result for the
+    group."""
     grouping, g, summary = grouped
     group = grouping.label(g)
     results = grouping.results
-    outcome.sections.append(summary_view(results, metric, group=group, summary=summary))
+    made.sections.append(
+        summary_view(results, request.data.metric, group=group, summary=summary)
+    )
     rows: np.ndarray | None = None
     common: CommonConfig | None = None
     for result in shown:
-        outcome.sections += result.sections
+        made.sections += result.sections
         rows = result.rows if result.rows is not None else rows
         common = result.common or common
-    if options.output and options.write_selection:
+    if request.rows:
         assert rows is not None  # check_options: --write-selection needs a view
         selected.append(np.sort(rows))
-        return []
+        return
     where = f"{results.path}{f' [{group}]' if group else ''}"
     config = chosen_config(summary, common)
     if config is None:
-        sink = "-o" if options.output else "--update"
-        if options.output or options.update is not None:
-            outcome.note(f"{where}: no successful run; left out of {sink}")
-        return []
-    if options.output:
-        outcome.entries.append(config)
+        if request.sink is not None:
+            made.notes.append(f"{where}: no successful run; left out of {request.sink}")
+        return
+    if request.sink == "-o":
+        made.entries.append(config)
         if common is not None:
-            outcome.note(_measured_note(where, common))
-    return [config]
+            made.notes.append(_measured_note(where, common))
+    made.configs.append(config)
 
 
 def chosen_config(

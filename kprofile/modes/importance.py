@@ -5,7 +5,7 @@ choice can cost, and every value's reach); ``--plot`` charts are written by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -16,8 +16,8 @@ from kprofile.core.importance import (
 )
 from kprofile.core.metric import Metric
 from kprofile.errors import KprofileError, usage_error
-from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from kprofile.sinks.files import plot_importance
 
@@ -78,24 +78,29 @@ def _facts(
     )  # fmt: skip
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class ImportanceRequest(NamedTuple):
+    data: Data
+    plot: str | None = None  # the folder for the PNG charts, if any
+
+
+def run(request: ImportanceRequest) -> ModeResult:
     """``--importance``: parameters ranked by what a bad value costs; --plot charts."""
-    assert metric is not None  # the mode table says this mode needs one
-    combined = combine(outcome.inputs, options.pivots)
+    data = request.data
+    combined = combine(data.inputs, data.pivots)
     try:
         result = importance(
             combined.frame,
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
-            metric=metric,
-            progress=outcome.progress,
+            metric=data.metric,
+            progress=data.progress,
         )
     except KprofileError as exc:
         raise usage_error(f"--importance: {exc.message}") from None
     written: list[str] = []
-    if options.plot is not None:
-        written = plot_importance(result, options.plot, progress=outcome.progress)
-    outcome.written += written
-    outcome.sections += importance_sections(
-        result, shape_cols=combined.shape_cols, metric=metric, written=written
+    if request.plot is not None:
+        written = plot_importance(result, request.plot, progress=data.progress)
+    sections = importance_sections(
+        result, shape_cols=combined.shape_cols, metric=data.metric, written=written
     )
+    return ModeResult(tuple(sections), written=tuple(written))

@@ -6,42 +6,49 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from kprofile.core.merge import Merged, cells, merge_inputs, merged_entries, sort_rows
-from kprofile.core.metric import Metric
 from kprofile.core.query import query_rows
 from kprofile.core.values import exact
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
 from kprofile.inputs.yamlsource import any_node, is_collection, key_line
+from kprofile.manifest.change import Entry
 from kprofile.manifest.scalar import key_problem
 from kprofile.manifest.write import value_problem
-from kprofile.options import Options
-from kprofile.outcome import Entry, Outcome
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from tuning_codegen.values import same_value
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class MergeRequest(NamedTuple):
+    inputs: tuple[Results, ...]
+    pivots: tuple[str, ...] = ()  # the join columns (default: those all share)
+    sort_pivots: tuple[str, ...] = ()
+    query: str | None = None  # rows kept after the join
+    writable: bool = False  # -o writes the rows: refuse what no manifest can hold
+
+
+def run(request: MergeRequest) -> ModeResult:
     """``--merge``: the joined table, sorted and filtered; -o writes its rows."""
-    merged = merge_inputs(outcome.inputs, options.pivots)
+    merged = merge_inputs(request.inputs, request.pivots)
     table = merged.table
-    if options.sort_pivots:
-        table = sort_rows(table, options.sort_pivots)
-    if options.query:
-        table = query_rows(table, options.query)
+    if request.sort_pivots:
+        table = sort_rows(table, request.sort_pivots)
+    if request.query:
+        table = query_rows(table, request.query)
     if table.empty:
-        after = f" after --query {options.query!r}" if options.query else ""
+        after = f" after --query {request.query!r}" if request.query else ""
         raise usage_error(f"--merge: the result is empty{after}")
     merged = dataclasses.replace(merged, table=table)
-    outcome.sections.append(merge_section(merged, [r.path for r in outcome.inputs]))
+    section = merge_section(merged, [r.path for r in request.inputs])
     entries = merged_entries(table)
-    if options.output:
-        check_writable(entries, outcome.inputs)
-    outcome.entries += entries
+    if request.writable:
+        check_writable(entries, request.inputs)
+    return ModeResult((section,), tuple(entries))
 
 
 def check_writable(entries: Sequence[Entry], inputs: Sequence[Results]) -> None:

@@ -6,48 +6,56 @@ column). The analysis is ``kprofile.core.ranges``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from kprofile.core.columns import end_column
 from kprofile.core.combine import default_shape_columns
+from kprofile.core.defaults import RANGES_TOL
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
 from kprofile.core.sweep import Sweep
 from kprofile.core.values import counted, entry, shape_label
-from kprofile.manifest.replace import GroupRanges, RangeTable
-from kprofile.options import DEFAULT_TOL, Options
-from kprofile.outcome import Outcome, RangeReplacement
+from kprofile.manifest.change import GroupRanges, RangeReplacement, RangeTable
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 
 TIES = "lowest worst ratio, then earliest configs"
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class RangesRequest(NamedTuple):
+    data: Data
+    column: str  # the range column (COL of --ranges COL)
+    tol: float = RANGES_TOL
+    range_end: int | float | None = None  # where each group's last range ends
+
+
+def run(request: RangesRequest) -> ModeResult:
     """``--ranges COL``: sections per group, entries for ``-o`` and ``--update``."""
-    assert metric is not None and options.ranges is not None  # the mode table
+    data = request.data
     result = ranged_groups(
-        outcome.inputs,
-        column=options.ranges,
-        pivots=options.pivots or default_shape_columns(outcome.inputs),
-        metric=metric,
-        tol=DEFAULT_TOL if options.tol is None else options.tol,
-        range_end=options.range_end,
-        progress=outcome.progress,
+        data.inputs,
+        column=request.column,
+        pivots=data.pivots or default_shape_columns(data.inputs),
+        metric=data.metric,
+        tol=request.tol,
+        range_end=request.range_end,
+        progress=data.progress,
     )
-    outcome.sections += ranges_sections(
+    sections = ranges_sections(
         result.groups,
         result.sweep,
         column=result.column,
         group_cols=result.group_cols,
         tol=result.tol,
-        metric=metric,
+        metric=data.metric,
     )
-    outcome.entries += [entry(e) for e in result.entries]
     groups = tuple(GroupRanges(g.group.values, g.entries) for g in result.groups)
     table = RangeTable(result.column, result.group_cols, groups)
-    outcome.change = RangeReplacement(table)
+    entries = tuple(entry(e) for e in result.entries)
+    return ModeResult(tuple(sections), entries, RangeReplacement(table))
 
 
 def ranges_sections(

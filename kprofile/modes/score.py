@@ -8,7 +8,7 @@ and with ``-v`` ``score-shapes`` (every shape). The analysis is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -34,50 +34,62 @@ from kprofile.core.score import (
 )
 from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
-from kprofile.options import Options
-from kprofile.outcome import Outcome
+from kprofile.inputs.load import Results
+from kprofile.modes.request import Data
+from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from tuning_codegen.manifest import Manifest, load_manifest
 
 NO_SHAPES = "- (no shape columns: all rows are one shape; give -p)"
 
 
-def run(options: Options, outcome: Outcome, metric: Metric | None) -> None:
+class ScoreRequest(NamedTuple):
+    data: Data
+    table: str  # the manifest judged
+    sources: tuple[str, ...] = ()  # the result files, as the facts name them
+    fail_above: float | None = None  # the gate: fail when the geomean is above it
+    verbose: bool = False  # every shape's ratio too
+
+
+def run(request: ScoreRequest) -> ModeResult:
     """``--score TABLE``: the table's ratios to each shape's best on the results."""
-    assert metric is not None and options.score is not None  # the mode table
-    table = load_manifest(options.score)
-    measured = measured_results(outcome, options.pivots, metric, "--score")
+    data, metric = request.data, request.data.metric
+    table = load_manifest(request.table)
+    measured = measured_results(data.inputs, data.pivots, metric, "--score")
     scored = score_table(table, measured, metric)
     head = (
         ("table", f"{table.path} ({counted(len(table.entries), 'entry', 'entries')})"),
-        ("results", _paths([r.path for r in outcome.sources])),
+        ("results", _paths(request.sources)),
     )
     tail = dispatch_facts(scored)
-    if options.fail_above is not None:
-        verdict, outcome.failed = gate(scored.score, options.fail_above)
+    failed = None
+    if request.fail_above is not None:
+        verdict, failed = gate(scored.score, request.fail_above)
         tail += (("fail above", verdict),)
-    outcome.sections += score_sections(
+    sections = score_sections(
         scored.score,
         title=f"score: {table.path} (each shape's ratio to its best)",
         chosen=entry_columns(table, measured, scored.score),
         metric=metric,
         head=head,
         tail=tail,
-        verbose=options.verbose,
+        verbose=request.verbose,
     )
+    notes: tuple[str, ...] = ()
     if not scored.dispatch.keys:
-        outcome.note(
+        notes = (
             f"{table.path}: warning: no entry has a shape column "
             f"({', '.join(measured.shapes.columns) or 'none'}); the first entry "
-            "serves every shape"
+            "serves every shape",
         )
+    return ModeResult(tuple(sections), failed=failed, notes=notes)
 
 
 def measured_results(
-    outcome: Outcome, pivots: Sequence[str], metric: Metric, flag: str
+    inputs: Sequence[Results], pivots: Sequence[str], metric: Metric, flag: str
 ) -> Measured:
     """Every input as one table, reduced to one ratio per (shape, config)."""
-    combined = combine(outcome.inputs, pivots)
+    combined = combine(inputs, pivots)
     try:
         return measure(
             combined.frame,
@@ -165,20 +177,17 @@ def score_sections(
     say what it was given (an entry and its parameters, or a config). ``head`` and
     ``tail``: the mode's own facts, before and after the summary."""
     shape_cols = [c for c in score.shapes.columns if c not in _SCORE_COLUMNS]
-    rows = pd.concat([score.shapes[shape_cols], chosen], axis=1)
-    rows[metric.column] = score.shapes[VALUE]
-    rows[BEST] = score.shapes[BEST]
-    rows[RATIO] = score.shapes[RATIO]
-    status = score.shapes[STATUS]
+    rows = _shape_rows(score, shape_cols, chosen, metric)
     facts = head + score_facts(score, shape_cols, metric) + tail
     prefix = title.partition(":")[0]
-    unscored = pd.concat([score.shapes[[STATUS]], rows], axis=1)[status != SCORED]
+    unscored = pd.concat([score.shapes[[STATUS]], rows], axis=1)
+    unscored = unscored[score.shapes[STATUS] != SCORED]
+    worst = counted(len(score.worst), "worst shape", "worst shapes")
     out = [
         Section("score", title, None, facts, notes=notes),
         Section(
             "score-worst",
-            f"{prefix}: the {counted(len(score.worst), 'worst shape', 'worst shapes')}"
-            ", highest ratio first",
+            f"{prefix}: the {worst}, highest ratio first",
             None,
             (),
             rows.loc[score.worst.index].reset_index(drop=True),
@@ -193,16 +202,22 @@ def score_sections(
     ]
     if verbose:
         every = pd.concat([rows, score.shapes[[STATUS]]], axis=1)
+        title = f"{prefix}: every shape"
         out.append(
-            Section(
-                "score-shapes",
-                f"{prefix}: every shape",
-                None,
-                (),
-                every.reset_index(drop=True),
-            )
+            Section("score-shapes", title, None, (), every.reset_index(drop=True))
         )
     return out
+
+
+def _shape_rows(
+    score: Score, shape_cols: list[str], chosen: pd.DataFrame, metric: Metric
+) -> pd.DataFrame:
+    """Per shape: its columns, what it was given, its metric, the best and the ratio."""
+    rows = pd.concat([score.shapes[shape_cols], chosen], axis=1)
+    rows[metric.column] = score.shapes[VALUE]
+    rows[BEST] = score.shapes[BEST]
+    rows[RATIO] = score.shapes[RATIO]
+    return rows
 
 
 _SCORE_COLUMNS = {STATUS, ENTRY, CONFIG, VALUE, BEST, RATIO}

@@ -1,5 +1,6 @@
-"""The per-file views (summary, ratio, head, tail, top/within): data in, sections and
-what each selects out.
+"""The per-file views that list entries (``--ratio``, ``--head``, ``--tail``), the
+summary every file or group gets, and what every view shares: data in, sections and
+what each selects out (the common-config views are ``views_common``).
 
 Every view named in ``kprofile.modes.VIEWS`` is a ``Builder``: a file's groups
 (``Groups``: each ``-p`` group, or the whole file) and the flag's value in, and out
@@ -11,21 +12,20 @@ groups at once is, before (rank orders, subsets, common configs: ``core.ranked``
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import Grouping, row_label
+from kprofile.core.columns import Grouping
 from kprofile.core.metric import Metric
 from kprofile.core.ranked import Ranked
-from kprofile.core.select import CommonConfig, common_configs
+from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summary_of
-from kprofile.core.values import shape_label, value_label
+from kprofile.core.values import shape_label
 from kprofile.inputs.load import Results
 from kprofile.render.section import Column, Section, Table, series_values
 
@@ -71,7 +71,7 @@ class Groups:
         return [self.grouping.label(g) for g in range(len(self.grouping))]
 
     def title(self, g: int, what: str) -> str:
-        return _title(self.results, self.labels[g], what)
+        return section_title(self.results, self.labels[g], what)
 
     def column(self, name: str, rows: np.ndarray) -> tuple[Column, Any]:
         """Column ``name`` of the file at ``rows``, and its dtype."""
@@ -97,7 +97,7 @@ class Builder(Protocol):
     called, and the function it returns makes group ``g``'s ``ViewResult``."""
 
     def __call__(
-        self, groups: Groups, amount: Any, *, verbose: bool
+        self, groups: Groups, amount: Any, /, *, verbose: bool
     ) -> Callable[[int], ViewResult]: ...
 
 
@@ -119,7 +119,7 @@ def summary_view(
     if found.best is None:
         return Section(
             "summary",
-            _title(results, group),
+            section_title(results, group),
             results.path,
             tuple(facts + [("shape", shape or "-")]),
             notes=("every run failed: no best entry",),
@@ -142,7 +142,7 @@ def summary_view(
         notes = (f"best spec: {found.best_spec}",)
     return Section(
         "summary",
-        _title(results, group),
+        section_title(results, group),
         results.path,
         tuple(facts),
         table,
@@ -231,112 +231,8 @@ def tail_view(
     return view
 
 
-def top_view(
-    groups: Groups, amount: float, *, verbose: bool
-) -> Callable[[int], ViewResult]:
-    """``--top X``: the common config of the reference's band (below min + X x max)."""
-    return _common_view(groups, "top", amount, verbose=verbose)
-
-
-def top_fraction_view(
-    groups: Groups, amount: float, *, verbose: bool
-) -> Callable[[int], ViewResult]:
-    """``--top-fraction X``: the common config of the best X of the ranked entries."""
-    return _common_view(groups, "top-fraction", amount, verbose=verbose)
-
-
-def within_view(
-    groups: Groups, amount: float, *, verbose: bool
-) -> Callable[[int], ViewResult]:
-    """``--within X``: the common config of the entries within X of the best."""
-    return _common_view(groups, "within", amount, verbose=verbose)
-
-
-def _common_view(
-    groups: Groups, kind: str, amount: float, *, verbose: bool
-) -> Callable[[int], ViewResult]:
-    commons = common_configs(groups.ranked, kind=kind, amount=amount)
-
-    def view(g: int) -> ViewResult:
-        common = commons[g]
-        sections = common_view(groups, g, common, kind=kind, amount=amount)
-        if verbose:
-            sections.append(subset_section(groups, g, common, kind))
-        return ViewResult(sections, rows=common.subset, common=common)
-
-    return view
-
-
-def common_view(
-    groups: Groups, g: int, common: CommonConfig, *, kind: str, amount: float
-) -> list[Section]:
-    """``--top``/``--top-fraction``/``--within``: per-parameter mode and share, the
-    common config, measured or not."""
-    what = _selection_label(kind, amount, groups.metric)
-    config = "/".join(f"{k}={value_label(v)}" for k, v in common.config.items())
-    facts = (
-        ("selection", what),
-        ("entries", f"{len(common.subset)} of {common.valid_count} that ran"),
-        ("common config", config or "-"),
-        ("measured", _measured(common)),
-    )
-    modes = common.modes
-    listed = _TEXT if modes else _empty_list_dtype()
-    table = Table(
-        ("parameter", "most frequent", "share"),
-        ([m.name for m in modes], [m.value for m in modes], [m.share for m in modes]),
-        (listed, _TEXT, _FLOAT if modes else listed),
-    )
-    path = groups.results.path
-    return [Section(kind, groups.title(g, what), path, facts, table)]
-
-
-def subset_section(groups: Groups, g: int, common: CommonConfig, kind: str) -> Section:
-    """``-v``: the subset a common config was chosen from, best first."""
-    return Section(
-        f"{kind}-subset",
-        groups.title(g, f"{kind} subset"),
-        groups.results.path,
-        (),
-        entries_table(groups, g, common.subset),
-        highlight=(0,) if len(common.subset) else (),
-    )
-
-
-@cache
-def _empty_list_dtype() -> Any:
-    """The dtype pandas gives a column made from an empty list (float64 in pandas 3,
-    object before): what a table without rows showed when it was a DataFrame."""
-    return pd.DataFrame({"": []}).dtypes.iloc[0]
-
-
-def _selection_label(kind: str, amount: float, metric: Metric) -> str:
-    if kind == "top":
-        band = (
-            f"above max - {amount:g} x max"
-            if metric.higher_is_better
-            else f"below min + {amount:g} x max"
-        )
-        return f"top {amount:g} ({band})"
-    if kind == "top-fraction":
-        return f"top fraction {amount:g} ({amount * 100:g}% of ranked entries)"
-    return f"within {amount:g} of the best (ratio <= {1 + amount:g})"
-
-
-def _measured(common: CommonConfig) -> str:
-    """Whether the common config was benchmarked, where, and its ratio (the fact is
-    already labelled ``measured``)."""
-    if not len(common.subset):
-        return "no run succeeded"
-    if common.measured is None:
-        return "never benchmarked"
-    row = row_label(common.results, common.measured)
-    if math.isnan(common.ratio):
-        return f"{row}, but the run failed"
-    return f"{row}, ratio {common.ratio:.3f}"
-
-
-def _title(results: Results, group: str, what: str = "") -> str:
+def section_title(results: Results, group: str, what: str = "") -> str:
+    """``PATH [GROUP]: WHAT``: a section's title."""
     parts = [results.path + (f" [{group}]" if group else "")]
     if what:
         parts.append(what)

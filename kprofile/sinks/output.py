@@ -6,35 +6,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kprofile.errors import KprofileError
+from kprofile.inputs.load import Results
+from kprofile.manifest.change import Entry
 from kprofile.manifest.write import Source, Unwritable, manifest_path, manifest_text
-from kprofile.outcome import Entry, Outcome
 from tuning_codegen.transaction import write_text_atomic
 
 
-def write_output(output: str, entries: Sequence[Entry], outcome: Outcome) -> None:
-    """``-o``: the selected entries as a new manifest, written atomically."""
+def write_output(
+    output: str, entries: Sequence[Entry], sources: Sequence[Results]
+) -> tuple[str, str]:
+    """``-o``: the selected entries as a new manifest, written atomically; the path
+    written and what to say about it (``sources``: the inputs, for its metadata)."""
     if not entries:
         raise KprofileError(
             output,
             "-o: no entries selected (no parameter columns, or no successful run)",
         )
-    first = outcome.sources[0]
-    sources = [Source(r.path, r.git_revision, r.datetime) for r in outcome.sources]
+    first = sources[0]
+    made = [Source(r.path, r.git_revision, r.datetime) for r in sources]
     path = manifest_path(output)
     try:
-        text = manifest_text(entries, name=first.name, file=first.file, sources=sources)
+        text = manifest_text(entries, name=first.name, file=first.file, sources=made)
     except Unwritable as exc:
         raise KprofileError(path, f"-o: {exc}") from None
     try:
         write_text_atomic(path, text.text)
     except OSError as exc:
         raise KprofileError(path, f"cannot write: {exc.strerror or exc}") from None
-    outcome.written.append(path)
     count = len(text.entries)
     extra = ""
     if text.duplicates:
         extra = f"; {_entries(text.duplicates, 'duplicate')} dropped"
-    outcome.note(f"wrote {path} ({_entries(count)}{extra})")
+    return path, f"wrote {path} ({_entries(count)}{extra})"
 
 
 def _entries(count: int, adjective: str = "") -> str:

@@ -1,11 +1,12 @@
 """``--update MANIFEST``: the one change a mode asked for, made to a curated manifest.
 
-A mode hands over one ``ManifestChange`` (``kprofile.outcome``): ``Upserts`` (one
-config per shape, from the per-file views) or ``RangeReplacement`` (each group's range
-entries, from ``--ranges``). The edit itself is byte-exact and in place
-(``kprofile.manifest.update``, ``kprofile.manifest.replace``); this sink decides the
-pivots, reports each shape's or group's change as a section, and writes the file, or
-with ``--dry-run`` only shows the diff.
+A mode hands over one ``ManifestChange`` (``kprofile.manifest.change``): ``Upserts``
+(one config per shape, from the per-file views) or ``RangeReplacement`` (each group's
+range entries, from ``--ranges``). The edit itself is byte-exact and in place
+(``kprofile.manifest.upsert``, ``kprofile.manifest.ranges``), on the manifest read
+once (``kprofile.manifest.layout``); this sink decides the pivots, reports each
+shape's or group's change as a section, and writes the file, or with ``--dry-run``
+only shows the diff.
 
 It is a compare-and-swap: the manifest is locked (the code generator's ``flock``
 locks) before it is read, and written through the code generator's transaction, which
@@ -17,24 +18,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
-from kprofile.manifest.layout import read_layout
-from kprofile.manifest.replace import GroupChange, ReplaceResult, replace_ranges
-from kprofile.manifest.update import (
-    ShapeChange,
-    UpdateResult,
-    change_details,
-    update_manifest,
-)
-from kprofile.options import Options
-from kprofile.outcome import ManifestChange, Outcome, RangeReplacement, Upserts
+from kprofile.manifest.change import ManifestChange, RangeReplacement, Upserts
+from kprofile.manifest.layout import Layout, read_layout
+from kprofile.manifest.ranges import GroupChange, ReplaceResult, replace_ranges
+from kprofile.manifest.upsert import ShapeChange, UpdateResult, change_details, upsert
 from kprofile.render.section import Section
 from tuning_codegen.diff import unified_diff
+from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
 from tuning_codegen.textio import read_text
 from tuning_codegen.transaction import write_locked
@@ -43,13 +39,17 @@ STATUSES = ("added", "changed", "unchanged")
 RANGE_STATUSES = ("replaced", "added", "unchanged")
 
 
-def apply_update(options: Options, outcome: Outcome) -> list[Section]:
-    """Make ``outcome.change`` to the manifest ``options.update``: locked, read,
-    edited, and written atomically only if it changes and is still what was read.
-    The sections that report it (with ``--dry-run``, the diff too)."""
-    path = options.update
-    assert path is not None  # run() calls this only for --update
-    change = outcome.change
+class UpdateReport(NamedTuple):
+    sections: tuple[Section, ...]  # the change (with --dry-run, its diff too)
+    written: bool  # the manifest was rewritten
+
+
+def apply_update(
+    path: str, change: ManifestChange | None, *, dry_run: bool, pivots_given: bool
+) -> UpdateReport:
+    """Make ``change`` to the manifest ``path``: locked, read, edited, and written
+    atomically only if it changes and is still what was read. Without
+    ``pivots_given`` (-p), pivots no manifest entry uses are not matched on."""
     if change is None or (isinstance(change, Upserts) and not change.configs):
         raise KprofileError(
             path, "--update: no config to put in (no successful run in any input)"
@@ -57,40 +57,51 @@ def apply_update(options: Options, outcome: Outcome) -> list[Section]:
     real = os.path.realpath(path)
     with locked([real]):
         text = read_text(path)
-        new_text, section = _edit(change, text, path, options)
-        if options.dry_run:
-            if new_text == text:
-                return [section]
-            diff = unified_diff(text, new_text, path, path)
-            return [section, diff_section(path, diff)]
+        new_text, section = _edit(change, text, path, dry_run, pivots_given)
         if new_text == text:
-            return [section]
+            return UpdateReport((section,), written=False)
+        if dry_run:
+            diff = unified_diff(text, new_text, path, path)
+            return UpdateReport((section, diff_section(path, diff)), written=False)
         write_locked([(path, real, new_text, text)])
-    outcome.written.append(path)
-    outcome.note(f"updated {path}")
-    return [section]
+    return UpdateReport((section,), written=True)
 
 
 def _edit(
-    change: ManifestChange, text: str, path: str, options: Options
+    change: ManifestChange, text: str, path: str, dry_run: bool, pivots_given: bool
 ) -> tuple[str, Section]:
     """The manifest's new text and the section that reports the change. Without
     ``-p``, pivots that no manifest entry uses are not matched on (``-p`` made the
     change's pivots)."""
+    with paused_gc():  # the layout's objects are many, and none of them garbage
+        layout = read_layout(text, path)  # once, for the pivots and the edit
+        return _edit_layout(change, text, layout, path, dry_run, pivots_given)
+
+
+def _edit_layout(
+    change: ManifestChange,
+    text: str,
+    layout: Layout,
+    path: str,
+    dry_run: bool,
+    pivots_given: bool,
+) -> tuple[str, Section]:
     pivots: tuple[str, ...] = change.pivots
     unused: tuple[str, ...] = ()
-    if not options.pivots:
-        pivots, unused = manifest_pivots(text, path, change.pivots)
+    if not pivots_given:
+        pivots, unused = manifest_pivots(layout, change.pivots)
     if isinstance(change, RangeReplacement):
-        replaced = replace_ranges(text, change.table, match=pivots, path=path)
-        state = update_state(replaced.text != text, dry_run=options.dry_run)
+        replaced = replace_ranges(
+            text, change.table, match=pivots, path=path, layout=layout
+        )
+        state = update_state(replaced.text != text, dry_run=dry_run)
         section = replace_section(
             replaced, change.table.column, path=path, match=pivots, state=state,
             unused=unused,
         )  # fmt: skip
         return replaced.text, section
-    result = update_manifest(text, change.configs, pivots=pivots, path=path)
-    state = update_state(result.text != text, dry_run=options.dry_run)
+    result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
+    state = update_state(result.text != text, dry_run=dry_run)
     section = update_section(
         result, path=path, pivots=pivots, state=state, unused=unused
     )
@@ -106,13 +117,12 @@ def update_state(changed: bool, *, dry_run: bool) -> str:
 
 
 def manifest_pivots(
-    text: str, path: str, candidates: Sequence[str]
+    layout: Layout, candidates: Sequence[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Default pivots (columns constant in the results) that the manifest's entries use,
     and the ones they never mention (e.g. a constant ``dtype``): matching on a key no
-    entry has would add every shape as new. An empty manifest keeps every candidate.
-    The manifest read here is kept for ``update_manifest`` on the same text."""
-    items = read_layout(text, path).items
+    entry has would add every shape as new. An empty manifest keeps every candidate."""
+    items = layout.items
     if not items:
         return tuple(candidates), ()
     used = tuple(p for p in candidates if any(p in e.merged for e in items))

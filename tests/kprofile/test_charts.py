@@ -98,13 +98,3 @@ def test_correlation_leaves_the_shape_out_and_names_what_it_cannot_correlate(
     found = sections(out)["correlation"]
     assert code == 0 and "shape columns" not in found["facts"]
     assert [r["parameter"] for r in found["rows"]][:3] == ["N", "K", "M"]
-
-
-def test_include_shapes_only_applies_to_correlation(
-    demo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run(capsys, *RUN1, "--include-shapes") == (
-        2,
-        "",
-        "kprofile: error: --include-shapes only applies to --correlation\n",
-    )

@@ -424,54 +424,6 @@ def test_group_by_pivots_in_one_file(
             "kprofile: error: --head: expected a positive number of entries, got 0",
         ),
         (
-            ["-d", "--merge", "a.pkl"],
-            "kprofile: error: --diff and --merge cannot be combined",
-        ),
-        (
-            ["-d", "-r", "a.pkl"],
-            "kprofile: error: --ratio is a per-file view; it cannot be combined with --diff",
-        ),
-        (
-            ["-d", "-o", "x", "a.pkl"],
-            "kprofile: error: -o writes a manifest of selected entries; --diff selects none",
-        ),
-        (
-            ["--head", "3", "-t", "0.1", "-o", "x", "--write-selection", "a.pkl"],
-            "kprofile: error: -o: --head and --top select different entries; pass one of them",
-        ),
-        (
-            ["--top", "0.1", "--within", "0.02", "-o", "x", "a.pkl"],
-            "kprofile: error: -o: --top and --within choose different configs; pass one of them",
-        ),
-        (
-            ["--top", "0.1", "--top-fraction", "0.1", "-o", "x", "a.pkl"],
-            "kprofile: error: -o: --top and --top-fraction choose different configs; pass one of them",
-        ),
-        (
-            ["-d", "--top-fraction", "0.1", "a.pkl"],
-            "kprofile: error: --top-fraction is a per-file view; it cannot be combined with --diff",
-        ),
-        (
-            ["--head", "3", "--write-selection", "a.pkl"],
-            "kprofile: error: --write-selection only applies to -o",
-        ),
-        (
-            ["-o", "x", "--write-selection", "a.pkl"],
-            "kprofile: error: --write-selection needs --head, --tail, --top, --top-fraction or --within",
-        ),
-        (
-            ["--cover-time-limit", "5", "a.pkl"],
-            "kprofile: error: --time-limit only applies to --cover or --budget",
-        ),
-        (
-            ["--out-dir", "x", "--cover", "0.1", "a.pkl"],
-            "kprofile: error: --out-dir only applies to --diff or --correlation",
-        ),
-        (
-            ["--sort-pivots", "M", "a.pkl"],
-            "kprofile: error: --sort-pivots only applies to --merge",
-        ),
-        (
             ["-p", "M,,N", "a.pkl"],
             "kprofile: error: -p/--pivots: empty column name in 'M,,N'",
         ),

@@ -42,52 +42,6 @@ from support import (
             "run1/M8_N7168_K2048.pkl:1: error: not valid UTF-8 (byte 0x80 at offset 0)",
         ),
         (
-            ["run2/M8_N7168_K2048.pkl", "--update", "table.yaml", "-o", "x"],
-            "kprofile: error: --update and -o both write a manifest; pass one of them",
-        ),
-        (
-            [
-                "-d",
-                "run1/M8_N7168_K2048.pkl",
-                "run2/M8_N7168_K2048.pkl",
-                "--update",
-                "table.yaml",
-            ],
-            "kprofile: error: --update does not apply to --diff",
-        ),
-        (
-            ["--merge", "tuning_sm100.yaml", "--update", "table.yaml"],
-            "kprofile: error: --update does not apply to --merge",
-        ),
-        (
-            ["-c", "run1/M8_N7168_K2048.pkl", "--update", "table.yaml"],
-            "kprofile: error: --update does not apply to --correlation",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--cover", "0.1", "--update", "table.yaml"],
-            "kprofile: error: --update does not apply to --cover",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--head", "3", "--update", "table.yaml"],
-            "kprofile: error: --update takes one config per shape (the best, or the common config of --top/--top-fraction/--within); --head selects several",
-        ),
-        (
-            [
-                "run1/M8_N7168_K2048.pkl",
-                "-t",
-                "0.1",
-                "--within",
-                "0.02",
-                "--update",
-                "table.yaml",
-            ],
-            "kprofile: error: --update: --top and --within choose different configs; pass one of them",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--dry-run"],
-            "kprofile: error: --dry-run only applies to --update",
-        ),
-        (
             ["run1/M8_N7168_K2048.pkl", "--cover", "-0.1"],
             "kprofile: error: --cover: expected a non-negative fraction, got '-0.1'",
         ),
@@ -104,29 +58,9 @@ from support import (
             "kprofile: error: Option '--cover' requires an argument.",
         ),
         (
-            ["run1/M8_N7168_K2048.pkl", "--cover", "0.1", "--importance"],
-            "kprofile: error: --cover and --importance cannot be combined",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--cover", "0.1", "-d"],
-            "kprofile: error: --diff and --cover cannot be combined",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--cover", "0.1", "--head", "2"],
-            "kprofile: error: --head is a per-file view; it cannot be combined with --cover",
-        ),
-        (
             ["run1/M8_N7168_K2048.pkl", "--cover", "0.1", "-p", "Q"],
             "kprofile: error: --cover: unknown column(s) 'Q'; available: mesh_idx, name, met (ms), iters, Arithmetic (GFLOPS/s), "
             "DataMovement (GB/s), spec, kbench_filter, BM, BN, STAGES, CLUSTER, SWAP_AB, SCHEDULE, M, N, K",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--importance", "-o", "x"],
-            "kprofile: error: -o writes a manifest of selected entries; --importance selects none",
-        ),
-        (
-            ["run1/M8_N7168_K2048.pkl", "--plot", "charts"],
-            "kprofile: error: --plot only applies to --importance",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--importance", "-p", "M,SPLIT"],

@@ -237,7 +237,7 @@ params:
 def test_top_writes_the_common_config_of_the_reference_band(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The pin of issue 15: 17 of the 188 runs are below min + 0.05 x max; their
+    """The reference's band, pinned: 17 of the 188 runs are below min + 0.05 x max; their
     most frequent values make BM=128, BN=256, STAGES=4, CLUSTER=1, ..."""
     monkeypatch.chdir(tmp_path)
     path = str(RESULTS / "run1" / "M4096_N4096_K4096.pkl")

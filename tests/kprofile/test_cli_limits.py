@@ -5,7 +5,8 @@ where it is cheap, one just at it): one line naming the limit, exit status 2, be
 the memory it guards is taken. Limits whose inputs would be hundreds of megabytes
 (all tokens of a file, rows x columns of a CSV, the --cover/--ranges matrices) are
 lowered for the test by patching the module constant only; everything else runs as
-shipped. The reproducers of issue 16 are here as they were reported.
+shipped. The inputs that once crashed or hung the command are here as they were
+first found.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import BIN, FIXTURES, RESULTS, examples, run
 
-from kprofile.inputs import csvfile
+from kprofile.inputs import csvscan
 from kprofile.inputs.limits import (
     MAX_COLUMNS,
     MAX_FIELD_CHARS,
@@ -77,7 +78,7 @@ def _refused(kind: str, path: str, reason: str) -> tuple[int, str, str]:
 def test_a_csv_whose_rows_each_name_their_own_parameters(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 16's reproducer: a 1.6 MB CSV; it ended in MemoryError (exit 3)."""
+    """A 1.6 MB CSV that once ended in MemoryError (exit 3)."""
     specs, size, i = [], len(HEADER), 0
     while size < 1_600_000:
         specs.append(f"b/p{i}=1")
@@ -144,7 +145,7 @@ def test_a_spec_yaml_naming_too_many_parameters(
 def test_a_single_row_spec_of_a_million_parameters(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 16's reproducer: 10 MB in one spec ran for over 60 s. In a CSV it is a
+    """10 MB in one spec, which once ran for over 60 s. In a CSV it is a
     line over the line limit; in a pickle, a spec string over the length limit."""
     spec = "b/" + "/".join(f"p{i}=1" for i in range(1_000_000))
     assert run(capsys, _csv("one.csv", [spec])) == _refused(
@@ -194,7 +195,7 @@ def test_a_csv_line_over_the_limit_is_refused_at_its_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Read a block at a time: the line is refused as soon as it is too long, so a
-    line of a gigabyte (issue 16: SystemError, exit 3) never sits in memory."""
+    line of a gigabyte (which once ended in SystemError, exit 3) never sits in memory."""
     row = "b/BM=1"
 
     def line(length: int) -> str:
@@ -258,7 +259,7 @@ def test_columns_are_bounded_in_a_csv_and_a_pickle(
 def test_rows_times_columns_of_a_csv_is_checked_before_pandas_reads_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(csvfile, "MAX_CELLS", 600)
+    monkeypatch.setattr(csvscan, "MAX_CELLS", 600)
     path = _csv("cells.csv", ["b/BM=1"] * 201)
     assert run(capsys, path) == _refused(
         "csv", path, "201 rows of 3 columns, over the limit of 600 values"
@@ -354,13 +355,13 @@ def test_the_line_scan_agrees_with_python_at_any_block_size(
     """Line numbers and comma counts of the non-blank lines, whatever the block size
     and wherever a CR, LF or CRLF falls: as str.splitlines counts them."""
     data = "".join(parts).encode()
-    old = csvfile._BLOCK
-    csvfile._BLOCK = block
+    old = csvscan._BLOCK
+    csvscan._BLOCK = block
     try:
-        scan = csvfile._scan_lines(io.BytesIO(data), "x.csv")
+        scan = csvscan._scan_lines(io.BytesIO(data), "x.csv")
         numbers, commas = scan.finish()
     finally:
-        csvfile._BLOCK = old
+        csvscan._BLOCK = old
     lines = data.decode().replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -12,7 +12,7 @@ from support import RESULTS
 from kprofile.cli import main
 from kprofile.core import portfolio, repeats
 from kprofile.errors import KprofileError
-from kprofile.options import AGGREGATES, OBJECTIVES, parse_columns, parse_fraction
+from kprofile.options import parse_columns, parse_fraction
 
 
 @pytest.mark.parametrize(
@@ -185,6 +185,13 @@ def test_a_percentage_of_100_or_more_is_a_tolerance(
     assert code == 0 and "within 1.5 of the best (ratio <= 2.5)" in out
 
 
-def test_the_choices_click_offers_are_the_cores() -> None:
-    assert AGGREGATES == repeats.AGGREGATES
-    assert OBJECTIVES == portfolio.OBJECTIVES
+def test_the_choices_click_offers_are_the_ones_the_core_accepts() -> None:
+    from kprofile.cli import command
+
+    choices = {
+        p.name: tuple(p.type.choices)
+        for p in command.params
+        if isinstance(p.type, click.Choice)
+    }
+    assert choices["combine"] == repeats.AGGREGATES
+    assert choices["objective"] == portfolio.OBJECTIVES

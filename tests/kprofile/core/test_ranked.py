@@ -1,7 +1,8 @@
 """Every group ranked, selected and given its common config at once (``core.ranked``,
 ``core.select.common_configs``) is what the per-file functions give each group split
-off (``split_by``) and taken as a file of its own: ``rank_order``, ``select_top``,
-``select_top_fraction``, ``select_within`` and ``common_config``, value for value
+off (``split_by``) and taken as a file of its own: ``rank_order``, and the oracle's
+``select_top``, ``select_top_fraction``, ``select_within`` and ``common_config``
+(``tests/select_oracle.py``), value for value
 (types included), ties, missing values and failed runs as they break them.
 
 The files are real kbench pickles read by the loader (``group_support``), so the
@@ -20,12 +21,13 @@ import pytest
 from group_support import AMOUNTS, PIVOTS, result_rows, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from select_oracle import SELECTIONS, common_config
 from support import examples
 
 from kprofile.core.columns import group_rows
 from kprofile.core.metric import Metric, metric_values, rank_order, valid_mask
 from kprofile.core.ranked import group_subsets, rank_groups
-from kprofile.core.select import SELECTIONS, common_config, common_configs
+from kprofile.core.select import common_configs
 from kprofile.inputs.load import Results, load_results
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from select_oracle import common_config, select_top, select_top_fraction
 
 from kprofile.core.columns import (
     common_shape_columns,
@@ -16,12 +17,7 @@ from kprofile.core.columns import (
     tuning_columns,
 )
 from kprofile.core.metric import Metric, metric_values
-from kprofile.core.select import (
-    best_row,
-    common_config,
-    select_top,
-    select_top_fraction,
-)
+from kprofile.core.select import best_row
 from kprofile.inputs.load import load_results
 
 RESULTS = Path(__file__).parents[3] / "fixtures" / "results"

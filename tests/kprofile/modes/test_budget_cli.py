@@ -271,23 +271,12 @@ def test_a_search_out_of_time_shows_its_bound_and_gap(
          "kprofile: error: --budget: expected a positive number of configs, got 0"),
         (["--budget", "x", "run_a.pkl"],
          "kprofile: error: Invalid value for '--budget': 'x' is not a valid integer"),
-        (["--objective", "worst", "run_a.pkl"],
-         "kprofile: error: --objective only applies to --budget"),
         (["--budget", "2", "--objective", "best", "run_a.pkl"],
          "kprofile: error: Invalid value for '--objective': 'best' is not one of "
          "'geomean', 'worst'."),
         (["--budget", "2", "--time-limit", "-1", "run_a.pkl"],
          "kprofile: error: --time-limit: expected seconds (0 or more) or 'none', got "
          "'-1'"),
-        (["--budget", "2", "--cover-loss-time-limit", "1", "run_a.pkl"],
-         "kprofile: error: --cover-loss-time-limit only applies to --cover"),
-        (["--budget", "2", "--update", "t.yaml", "run_a.pkl"],
-         "kprofile: error: --update does not apply to --budget"),
-        (["--budget", "2", "--cover", "0.1", "run_a.pkl"],
-         "kprofile: error: --cover and --budget cannot be combined"),
-        (["--budget", "2", "--head", "1", "run_a.pkl"],
-         "kprofile: error: --head is a per-file view; it cannot be combined with "
-         "--budget"),
     ],
 )  # fmt: skip
 def test_misuse_is_one_line_and_exit_2(

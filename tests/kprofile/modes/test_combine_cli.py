@@ -205,10 +205,6 @@ def test_without_combine_nothing_changes(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--combine", "median", "--merge", "spec.yaml"],
-         "kprofile: error: --combine does not apply to --merge"),
-        (["--combine", "median", "-d", "run_a.pkl", "run_b.pkl"],
-         "kprofile: error: --combine does not apply to --diff"),
         (["--combine", "max", "run_a.pkl"],
          "kprofile: error: Invalid value for '--combine': 'max' is not one of "
          "'median', 'min', 'mean'."),

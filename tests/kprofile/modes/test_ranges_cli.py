@@ -185,10 +185,6 @@ def test_lower_case_column_rows_with_no_value_and_float_points(
 
 
 ERRORS = [
-    (["--cover", "0.1"], "--cover and --ranges cannot be combined"),
-    (["--importance"], "--importance and --ranges cannot be combined"),
-    (["-r"], "--ratio is a per-file view; it cannot be combined with --ranges"),
-    (["--top", "0.1"], "--top is a per-file view; it cannot be combined with --ranges"),
     (["--tol", "x"], "--tol: expected a fraction like 0.05 or 5%, got 'x'"),
     (["--range-end", "x"], "--range-end: expected a number, got 'x'"),
     (["--range-end", "inf"], "--range-end: expected a number, got 'inf'"),
@@ -227,8 +223,6 @@ def test_errors_are_one_line_exit_2(
             ["--ranges", "N"],
             "--ranges: N is constant in every group (M, K): there is nothing to split into ranges",
         ),
-        (["--tol", "0.05"], "--tol only applies to --ranges"),
-        (["--range-end", "5"], "--range-end only applies to --ranges"),
     ],
 )
 def test_range_column_and_option_errors(

@@ -1,5 +1,9 @@
-"""What reading a manifest (``reader``) records: each scalar as written, mappings and
-sequences with their offsets and values, key/value pairs; and what a merge key gives.
+"""What the one-pass reader (``yamlevents``) records: each scalar as written, mappings
+and sequences with their offsets, values and expanded sizes, key/value pairs; and what
+a merge key gives.
+
+Scalars are constructed by ``yamlload.Constructor``, as ``parse_manifest`` constructs
+them (an integer too long to write as text fails there as here).
 """
 
 from __future__ import annotations
@@ -11,9 +15,11 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from tuning_codegen.yamlload import Constructor
+
 STR_TAG = "tag:yaml.org,2002:str"
 MERGE_TAG = "tag:yaml.org,2002:merge"
-# the loader tuning_codegen.manifest reads with: libyaml when there, else pure Python
+# the parser of the one pass: libyaml when there, else pure Python
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -53,6 +59,8 @@ class MapRecord:
     value: dict[Any, Any] | None = None  # None while open, or when values are off
     defaults: dict[Any, Any] = field(default_factory=dict)  # the merge keys' share
     overrides: bool = False  # it merges a key and sets it too
+    size: int = 0  # nodes once its aliases are expanded (``yamlbounds``), at its end
+    depth: int = 0  # nesting, aliases expanded (at most one more than the bound's)
 
 
 @dataclass(eq=False, slots=True)
@@ -62,6 +70,8 @@ class SeqRecord:
     flow: bool
     items: list[Node] = field(default_factory=list)
     value: list[Any] | None = None
+    size: int = 0
+    depth: int = 0
 
 
 FAILED: Any = object()  # a scalar the loader cannot construct
@@ -74,6 +84,7 @@ class Scalars:
 
     def __init__(self, loader: yaml.SafeLoader) -> None:
         self.loader = loader
+        self.constructor = Constructor()
         self.spelled: dict[tuple[str, Any, str | None, str], Scalar] = {}
         self.values: dict[Scalar, Any] = {}
 
@@ -91,7 +102,8 @@ class Scalars:
         except KeyError:
             pass
         try:
-            value = self.loader.construct_object(yaml.ScalarNode(*scalar[:2]))
+            node = yaml.ScalarNode(*scalar[:2])
+            value = self.constructor.construct_object(node)
         except Exception:  # whatever it is, parse_manifest reports it
             return FAILED
         if isinstance(value, float) and math.isnan(value):
@@ -138,3 +150,51 @@ def mapping_values(records: list[Any]) -> list[dict[Any, Any]] | None:
             return None
         values.append(record.value)
     return values
+
+
+class Invalid(Exception):
+    """Input ``parse_manifest`` refuses too; it words the error."""
+
+
+@dataclass(frozen=True)
+class Read:
+    root: Node
+    styles: dict[str, Scalar]  # per string key, the first scalar written for it
+    values_ok: bool
+    doubtful: bool
+
+    @property
+    def size(self) -> int:
+        """The document's nodes, aliases expanded (``yamlbounds.check_graph``'s)."""
+        return 1 if self.root.record is None else self.root.record.size
+
+    @property
+    def depth(self) -> int:
+        return 1 if self.root.record is None else self.root.record.depth
+
+
+Key = tuple[int, int, bool, Scalar | None, "MapRecord | SeqRecord | None"]
+
+
+class Frame:
+    """A collection being read (``items`` is None for a mapping)."""
+
+    __slots__ = (
+        "record", "number", "key", "pairs", "items", "own", "merges", "count", "size",
+        "depth", "keep",
+    )  # fmt: skip
+
+    def __init__(
+        self, record: MapRecord | SeqRecord, number: int, *, keep: bool
+    ) -> None:
+        self.record = record
+        self.keep = keep  # its pairs are kept (with positions; always for the root)
+        self.number = number  # mappings in the order they start
+        self.key: Key | None = None  # a mapping's key waiting for its value
+        self.pairs = record.pairs if isinstance(record, MapRecord) else []
+        self.items = record.items if isinstance(record, SeqRecord) else None
+        self.own: dict[Any, Any] = {}
+        self.merges: list[MapRecord | SeqRecord | None] = []
+        self.count = 0  # pairs read
+        self.size = 1  # nodes so far, aliases expanded: itself and its children's
+        self.depth = 1  # its deepest child's depth (a scalar: 1)

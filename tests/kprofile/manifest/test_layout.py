@@ -1,9 +1,10 @@
-"""kprofile.manifest.reader and layout: one pass over libyaml's events.
+"""kprofile.manifest.layout, read by the code generator's reader
+(``tuning_codegen.positions``: one pass over libyaml's events).
 
 The values must be what tuning-codegen reads, so every case compares them with
-``tuning_codegen.manifest.parse_manifest`` (types and key order included, through ``repr``), or
-compares the error messages when it refuses the text. Offsets are compared with the
-marks of PyYAML's pure-Python nodes, found here independently.
+``tuning_codegen.manifest.parse_manifest`` (types and key order included, through
+``repr``), or compares the error messages when it refuses the text. Offsets are
+compared with the marks of PyYAML's pure-Python nodes, found here independently.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from kprofile.manifest.replace import GroupRanges, RangeTable, replace_ranges
+from kprofile.manifest.change import GroupRanges, RangeTable
+from kprofile.manifest.ranges import replace_ranges
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import parse_manifest
 

@@ -15,7 +15,7 @@ endings, a missing final newline. The result is parsed again and must hold exact
 intended entries, else nothing is returned.
 
 Built on the in-place editor's primitives (``read_layout``, ``Edit``/``apply_edits``,
-the scalar writer), which it uses without changing.
+the scalar writer, ``neighbour``'s entry writer), which it uses without changing.
 """
 
 from __future__ import annotations
@@ -24,33 +24,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kprofile.manifest.change import GroupRanges, RangeTable
 from kprofile.manifest.layout import Item, Layout, read_layout
-from kprofile.manifest.replace_text import insertion, overwrite, removal
+from kprofile.manifest.neighbour import insertion, overwrite, removal
 from kprofile.manifest.scalar import normalize
-from kprofile.manifest.text_edit import Edit, apply_edits
+from kprofile.manifest.splice import Edit, apply_edits
 from kprofile.manifest.verify import check_update
 from tuning_codegen.errors import InputError
 from tuning_codegen.values import same_entry, same_value
 
 Status = Literal["added", "replaced", "unchanged"]
 Values = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class GroupRanges:
-    """One group's values (the group columns) and its new range entries, in order."""
-
-    group: Mapping[str, Any]
-    entries: tuple[Mapping[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class RangeTable:
-    """What ``--ranges`` hands to ``--update``."""
-
-    column: str
-    group_cols: tuple[str, ...]
-    groups: tuple[GroupRanges, ...]
 
 
 @dataclass(frozen=True)
@@ -77,10 +61,16 @@ class _Plan:
 
 
 def replace_ranges(
-    text: str, table: RangeTable, *, match: Sequence[str], path: str
+    text: str,
+    table: RangeTable,
+    *,
+    match: Sequence[str],
+    path: str,
+    layout: Layout | None = None,
 ) -> ReplaceResult:
-    """``text`` with each group's range entries replaced (see the module docstring)."""
-    layout = read_layout(text, path)
+    """``text`` with each group's range entries replaced (see the module docstring);
+    ``layout``: its layout, if the caller read it already (``read_layout``)."""
+    layout = read_layout(text, path) if layout is None else layout
     merged = [dict(item.merged) for item in layout.items]
     if layout.flow and layout.items:
         raise InputError(

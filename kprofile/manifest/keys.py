@@ -1,5 +1,5 @@
-"""The text edits ``kprofile.manifest.update`` makes: change one entry's keys in place,
-or add new entries after the last one, each written in the style of its neighbours.
+"""One entry's keys changed in place (``--update``'s changed shapes): each edit
+written in the style of the entry and its neighbours.
 
 A changed value replaces the old scalar's text (keeping its anchor, quoting and boolean
 spelling); a value equal to the merged default drops the entry's override; a new key
@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from kprofile.manifest.layout import Item, Layout, Pair, shared_merge
-from kprofile.manifest.neighbour import entries_like, pairs_text, separator
-from kprofile.manifest.records import Scalar
+from kprofile.manifest.layout import Item, Pair, Scalar
 from kprofile.manifest.scalar import Value, render_key, render_scalar
-from kprofile.manifest.text_edit import (
+from kprofile.manifest.splice import (
     Edit,
     column,
     content_end,
@@ -28,9 +26,6 @@ from kprofile.manifest.text_edit import (
 from tuning_codegen.values import same_value
 
 _PROPERTY = re.compile(r"\S+\s*")
-
-# ---------------------------------------------------------------------------------
-# Changing one entry
 
 
 def entry_edits(
@@ -154,46 +149,6 @@ def _insertion(
         for k, v in added
     ]
     return Edit(at, at, "".join(lines))
-
-
-# ---------------------------------------------------------------------------------
-# New entries after the last one
-
-
-def append_edit(
-    text: str,
-    layout: Layout,
-    appended: Sequence[Mapping[str, Value]],
-    ends: Mapping[int, int],
-) -> Edit:
-    """One insertion holding an entry per selection in ``appended``, written like the
-    last entry with the merge key every entry shares (``kprofile.manifest.neighbour``).
-    ``ends`` maps an edited block entry's index to where its kept keys end (see
-    ``entry_edits``)."""
-    merge, defaults = shared_merge(layout.items)
-    if layout.flow:  # params: [{...}, {...}]
-        entries = [
-            "{"
-            + ", ".join(
-                pairs_text(sel, layout, merge=merge, defaults=defaults, flow=True)
-            )
-            + "}"
-            for sel in appended
-        ]
-        if layout.items:
-            end = layout.items[-1].end
-            return Edit(end, end, "".join(", " + e for e in entries))
-        start = layout.start + 1
-        return Edit(start, start, ", ".join(entries))
-    last = layout.items[-1]
-    at = line_end(text, ends.get(last.index, last.end))
-    lead = separator(text, layout, at)
-    block = entries_like(
-        text, layout, last, appended,
-        merge=merge, defaults=defaults, dash_col=layout.column, between=lead,
-        columns=False,
-    )  # fmt: skip
-    return Edit(at, at, lead + " " * layout.column + block)
 
 
 def _pair(key: str, value: Value, *, flow: bool, styles: Mapping[str, Scalar]) -> str:

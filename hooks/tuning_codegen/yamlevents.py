@@ -7,31 +7,36 @@ have it all in one pass: they come in document order, an alias event has its own
 position, and libyaml's marks count characters as ``str`` offsets do (less one for a
 leading BOM, which libyaml skips).
 
-Values are PyYAML's: each distinct scalar is constructed once by the loader that
+Values are PyYAML's: each distinct scalar is constructed once by the constructor that
 ``tuning_codegen.manifest`` uses, sequences are lists, mappings dicts with merge keys
-applied.
-Anything else (an explicit collection tag, a key that is no scalar, a merge every PyYAML
-would not do alike, an alias into an open collection, a failed construction) turns
-``values_ok`` off, and what ``parse_manifest`` could refuse (a key or an anchor written
-twice) sets ``doubtful``: the caller then asks ``parse_manifest``, the reference.
+applied. Anything else (an explicit collection tag, a key that is no scalar, a merge
+every PyYAML would not do alike, an alias into an open collection, a failed
+construction) turns ``values_ok`` off, and what ``parse_manifest`` could refuse (a key
+or an anchor written twice) sets ``doubtful``: the caller then asks
+``parse_manifest``, the reference. Each collection's size and depth with its aliases
+expanded are counted as it closes, so that the caller can leave a document near the
+bounds of ``yamlbounds`` to ``parse_manifest`` too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from kprofile.manifest.records import (
+from tuning_codegen.yamlrecords import (
     FAILED,
     LOADER,
     MERGE_TAG,
     STR_TAG,
+    Frame,
+    Invalid,
+    Key,
     MapRecord,
     Node,
     Pair,
+    Read,
     Scalar,
     Scalars,
     SeqRecord,
@@ -42,18 +47,6 @@ _VALUE_TAG = "tag:yaml.org,2002:value"
 _MAP_TAGS = (None, "!", "tag:yaml.org,2002:map")
 _SEQ_TAGS = (None, "!", "tag:yaml.org,2002:seq")
 _LIKE_STYLES = (None, "'", '"')
-
-
-class Invalid(Exception):
-    """Input ``parse_manifest`` refuses too; it words the error."""
-
-
-@dataclass(frozen=True)
-class Read:
-    root: Node
-    styles: dict[str, Scalar]  # per string key, the first scalar written for it
-    values_ok: bool
-    doubtful: bool
 
 
 def read(text: str, *, positions: bool = True) -> Read:
@@ -73,25 +66,6 @@ def read(text: str, *, positions: bool = True) -> Read:
     return Read(reader.root, styles, reader.values_ok, reader.doubtful)
 
 
-_Key = tuple[int, int, bool, Scalar | None, "MapRecord | SeqRecord | None"]
-
-
-class _Frame:
-    """A collection being read (``items`` is None for a mapping)."""
-
-    __slots__ = ("record", "number", "key", "pairs", "items", "own", "merges", "count")
-
-    def __init__(self, record: MapRecord | SeqRecord, number: int) -> None:
-        self.record = record
-        self.number = number  # mappings in the order they start
-        self.key: _Key | None = None  # a mapping's key waiting for its value
-        self.pairs = record.pairs if isinstance(record, MapRecord) else []
-        self.items = record.items if isinstance(record, SeqRecord) else None
-        self.own: dict[Any, Any] = {}
-        self.merges: list[MapRecord | SeqRecord | None] = []
-        self.count = 0  # pairs read
-
-
 class _Reader:
     def __init__(
         self, loader: yaml.SafeLoader, offset: int, *, positions: bool
@@ -99,8 +73,8 @@ class _Reader:
         self.loader = loader
         self.offset = offset
         self.positions = positions
-        self.stack: list[_Frame] = []
-        self.top: _Frame | None = None  # the last of ``stack``
+        self.stack: list[Frame] = []
+        self.top: Frame | None = None  # the last of ``stack``
         self.values: list[list[Any]] = []  # a sequence's values, per open sequence
         self.anchors: dict[str, tuple[Scalar | None, MapRecord | SeqRecord | None]] = {}
         self.styles: dict[str, tuple[int, Scalar]] = {}
@@ -157,6 +131,8 @@ class _Reader:
         target = self.anchors.get(event.anchor)
         if target is None:
             raise Invalid(f"undefined alias {event.anchor!r}")
+        if target[1] is not None and not target[1].size:
+            self.doubtful = True  # an anchor used inside itself: parse_manifest
         start, end = event.start_mark.index, event.end_mark.index
         self._put(start + self.offset, end + self.offset, True, *target)
 
@@ -174,13 +150,14 @@ class _Reader:
             self.values_ok = False  # !!set, !!omap, a custom tag: parse_manifest
         if event.anchor is not None:
             self._anchor(event.anchor, None, record)
-        self.top = _Frame(record, self.maps)
+        self.top = Frame(record, self.maps, keep=self.positions or not self.stack)
         self.stack.append(self.top)
 
     def _end(self, event: Any) -> None:
         frame = self.stack.pop()
         self.top = self.stack[-1] if self.stack else None
         record = frame.record
+        record.size, record.depth = frame.size, frame.depth + 1
         end = event.end_mark.index + self.offset
         if isinstance(record, MapRecord):
             record.end = end
@@ -212,23 +189,34 @@ class _Reader:
                 frame.key = None
             return
         frame.items.append(Node(start, end, alias, scalar, record))
+        if record is None:
+            frame.size += 1
+        else:
+            frame.size += record.size
+            frame.depth = max(frame.depth, record.depth)
         if self.values_ok:
             self.values[-1].append(self._value(scalar, record))
 
     def _pair(
         self,
-        frame: _Frame,
-        key: _Key,
+        frame: Frame,
+        key: Key,
         start: int,
         end: int,
         alias: bool,
         scalar: Scalar | None,
         record: MapRecord | SeqRecord | None,
     ) -> None:
-        key_start, key_end, key_alias, key_scalar, _ = key
+        key_start, key_end, key_alias, key_scalar, key_record = key
+        if record is None and key_record is None:  # the usual pair: two scalars
+            frame.size += 2
+        else:
+            for part in (key_record, record):
+                frame.size += 1 if part is None else part.size
+                frame.depth = max(frame.depth, 0 if part is None else part.depth)
         tag = None if key_scalar is None else key_scalar.tag
         merge = tag == MERGE_TAG
-        if self.positions or len(self.stack) == 1:  # the root's pairs: "params"
+        if frame.keep:  # with positions, or the root's pairs ("params")
             name = key_scalar.value if key_scalar and tag == STR_TAG else None
             written = None if alias else scalar
             pair = Pair(
@@ -236,7 +224,11 @@ class _Reader:
             )
             frame.pairs.append(pair)
             if name is not None and scalar is not None and scalar.style in _LIKE_STYLES:
-                self._style(name, frame.number, scalar)
+                # the first written for the key, as a walk from the root that sees
+                # all keys of a mapping, then its values (mappings by their start)
+                seen = self.styles.get(name)
+                if seen is None or seen[0] > frame.number:
+                    self.styles[name] = (frame.number, scalar)
         frame.count += 1
         if key_scalar is None or key_alias:
             self.values_ok = False  # a collection, or an alias, as a key
@@ -253,7 +245,7 @@ class _Reader:
             except KeyError:
                 frame.own[key_value] = self._value(scalar, record)
 
-    def _close_mapping(self, frame: _Frame, record: MapRecord) -> None:
+    def _close_mapping(self, frame: Frame, record: MapRecord) -> None:
         own, merges = frame.own, frame.merges
         if len(own) + len(merges) != frame.count or len(merges) > 1:
             self.doubtful = True  # maybe a key written twice: parse_manifest decides
@@ -285,12 +277,6 @@ class _Reader:
         if scalar.tag == _VALUE_TAG:  # flatten_mapping makes a "=" key a string
             return scalar.value
         return self._value(scalar, None)
-
-    def _style(self, key: str, number: int, scalar: Scalar) -> None:
-        """As a walk from the root that sees all keys of a mapping, then its values."""
-        seen = self.styles.get(key)
-        if seen is None or seen[0] > number:
-            self.styles[key] = (number, scalar)
 
     def _anchor(
         self, name: str, scalar: Scalar | None, record: MapRecord | SeqRecord | None

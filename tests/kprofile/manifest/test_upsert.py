@@ -1,4 +1,4 @@
-"""kprofile.manifest.update: upserting chosen configs into a hand-curated manifest.
+"""kprofile.manifest.upsert: upserting chosen configs into a hand-curated manifest.
 
 Every case compares whole texts. Spans of entries are found here independently of the
 module under test (PyYAML node marks), and merged values are checked with
@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from kprofile.manifest.update import (
+from kprofile.manifest.upsert import (
     ShapeChange,
     UpdateResult,
-    update_manifest,
+    upsert,
 )
 from kprofile.sinks.update import update_section
 from tuning_codegen.errors import InputError
@@ -78,7 +78,7 @@ def check_result(
 ) -> None:
     got = [dict(e.values) for e in parse_manifest(result.text, "new.yaml").entries]
     assert got == expected_entries(old, selections, pivots, defaults)
-    again = update_manifest(result.text, selections, pivots=pivots, path="new.yaml")
+    again = upsert(result.text, selections, pivots=pivots, path="new.yaml")
     assert again.text == result.text
     assert {c.status for c in again.changes} <= {"unchanged"}
 
@@ -175,7 +175,7 @@ def test_matching_entry_changes_in_place(
     selection: dict[str, Any], before: str, after: str
 ) -> None:
     assert EXAMPLE.count(before) == 1
-    result = update_manifest(EXAMPLE, [selection], pivots=MNK, path="t.yaml")
+    result = upsert(EXAMPLE, [selection], pivots=MNK, path="t.yaml")
     assert result.text == EXAMPLE.replace(before, after)
     [change] = result.changes
     assert change.status == "changed"
@@ -206,7 +206,7 @@ NO_OPS = [
 def test_update_that_changes_nothing_returns_the_input(
     selections: list[dict[str, Any]],
 ) -> None:
-    result = update_manifest(EXAMPLE, selections, pivots=MNK, path="t.yaml")
+    result = upsert(EXAMPLE, selections, pivots=MNK, path="t.yaml")
     assert result.text == EXAMPLE
     assert [c.status for c in result.changes] == ["unchanged"] * len(selections)
     assert all(c.changed_keys == () for c in result.changes)
@@ -222,7 +222,7 @@ def test_new_shape_is_appended_after_the_last_entry_only() -> None:
         BLOCK_K=32,
         SCHEDULE="ds scheduler: v2",
     )
-    result = update_manifest(EXAMPLE, [sel], pivots=MNK, path="t.yaml")
+    result = upsert(EXAMPLE, [sel], pivots=MNK, path="t.yaml")
     at = EXAMPLE.index("    K_GROUP_SIZE: 2\n") + len("    K_GROUP_SIZE: 2")
     added = (
         "\n\n  - <<: *defaults\n    M: 2048\n    N: 1024\n    K: 64\n    MMA_N: 128\n    BLOCK_K: 32\n"
@@ -255,7 +255,7 @@ def test_list_of_mappings_style_as_kprofile_writes_it() -> None:
             "AUTOTUNING_MODE": True,
         },
     ]
-    result = update_manifest(COMMON, sels, pivots=MNK, path="c.yaml")
+    result = upsert(COMMON, sels, pivots=MNK, path="c.yaml")
     expected = COMMON.replace(
         "  BM: 128\n  BN: 256\n  STAGES: 3\n", "  BM: 128\n  BN: 128\n"
     ) + ("- <<: *common\n  M: 8\n  N: 4096\n  K: 4096\n  BM: 64\n  BN: 128\n")
@@ -406,9 +406,9 @@ CASES = [
     "text, selections, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_styles(text: str, selections: list[dict[str, Any]], expected: str) -> None:
-    result = update_manifest(text, selections, pivots=["M"], path="t.yaml")
+    result = upsert(text, selections, pivots=["M"], path="t.yaml")
     assert result.text == expected
-    again = update_manifest(result.text, selections, pivots=["M"], path="t.yaml")
+    again = upsert(result.text, selections, pivots=["M"], path="t.yaml")
     assert again.text == result.text
     assert all(c.status == "unchanged" for c in again.changes)
     assert (
@@ -419,7 +419,7 @@ def test_styles(text: str, selections: list[dict[str, Any]], expected: str) -> N
 
 def test_hand_written_override_equal_to_default_is_left_alone() -> None:
     text = "d: &d\n  A: 1\nparams:\n- <<: *d\n  M: 1\n  A: 1  # pinned on purpose\n"
-    result = update_manifest(text, [{"M": 1, "A": 1}], pivots=["M"], path="t.yaml")
+    result = upsert(text, [{"M": 1, "A": 1}], pivots=["M"], path="t.yaml")
     assert result.text == text
 
 
@@ -433,7 +433,7 @@ def test_numpy_scalars_from_a_dataframe_row_are_plain_values() -> None:
         "STAGES": np.int64(3),
         "SWAP_AB": np.bool_(True),
     }
-    result = update_manifest(EXAMPLE, [sel], pivots=MNK, path="t.yaml")
+    result = upsert(EXAMPLE, [sel], pivots=MNK, path="t.yaml")
     assert result.text == EXAMPLE.replace(
         "    STAGES: 6\n", "    STAGES: 3\n    SWAP_AB: true\n"
     )
@@ -480,15 +480,13 @@ def test_user_errors(
     selections: list[dict[str, Any]], pivots: tuple[str, ...], message: str
 ) -> None:
     with pytest.raises(InputError) as info:
-        update_manifest(EXAMPLE, selections, pivots=pivots, path="t.yaml")
+        upsert(EXAMPLE, selections, pivots=pivots, path="t.yaml")
     assert str(info.value) == message
 
 
 def test_invalid_manifest_is_reported_as_parse_manifest_does() -> None:
     with pytest.raises(InputError) as info:
-        update_manifest(
-            "params:\n- M: 1\n  M: 2\n", [{"M": 1}], pivots=["M"], path="t.yaml"
-        )
+        upsert("params:\n- M: 1\n  M: 2\n", [{"M": 1}], pivots=["M"], path="t.yaml")
     assert (
         str(info.value)
         == "t.yaml:3: error: key 'M' appears twice in one mapping (first on line 2)"
@@ -498,7 +496,7 @@ def test_invalid_manifest_is_reported_as_parse_manifest_does() -> None:
 def test_edit_that_would_change_another_entry_is_refused() -> None:
     text = "params:\n- M: 1\n  A: &a 5\n- M: 2\n  A: *a\n"
     with pytest.raises(InputError) as info:
-        update_manifest(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
+        upsert(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
     assert str(info.value) == (
         "t.yaml: error: cannot update in place: the edit would also change params[1] (a shared anchor?); nothing was written"
     )
@@ -510,7 +508,7 @@ def test_summary() -> None:
         shape(1),
         shape(64, 1024, 64, MMA_N=64),
     ]
-    result = update_manifest(EXAMPLE, sels, pivots=MNK, path="t.yaml")
+    result = upsert(EXAMPLE, sels, pivots=MNK, path="t.yaml")
     section = update_section(result, path="t.yaml", pivots=MNK, state="updated")
     assert dict(section.facts)["added"] == 1 and dict(section.facts)["changed"] == 1
     assert section.table is not None
@@ -526,7 +524,7 @@ def test_summary() -> None:
 
 def test_codegen_renders_the_updated_manifest() -> None:
     sels = [shape(256, STAGES=3), shape(2048, 1024, 64, MMA_N=128)]
-    text = update_manifest(EXAMPLE, sels, pivots=MNK, path="t.yaml").text
+    text = upsert(EXAMPLE, sels, pivots=MNK, path="t.yaml").text
     entries = parse_manifest(text, "tuning_table_example.yaml").entries
     snippets = {
         None: "Cfg(M=[@M], N=[@N], K=[@K], STAGES=[@STAGES])",
@@ -563,12 +561,12 @@ def test_two_entries_of_a_large_manifest_matching_one_shape_are_both_named() -> 
         3000, lambda i: [f"M: {7 if i in (1200, 2750) else 100 + i}", f"N: {i}"]
     )
     with pytest.raises(InputError) as info:
-        update_manifest(text, [{"M": 7, "N": 1}], pivots=["M"], path="t.yaml")
+        upsert(text, [{"M": 7, "N": 1}], pivots=["M"], path="t.yaml")
     assert str(info.value) == (
         "t.yaml:5502: error: params[1200] and params[2750] both match M=7; "
         "add a pivot that tells them apart"
     )
-    change = update_manifest(text, [{"M": 7, "N": 1200}], pivots=["M", "N"], path="t")
+    change = upsert(text, [{"M": 7, "N": 1200}], pivots=["M", "N"], path="t")
     assert [(c.status, c.index) for c in change.changes] == [("unchanged", 1200)]
 
 
@@ -581,7 +579,7 @@ def test_entries_match_numbers_by_value_and_booleans_and_strings_apart() -> None
         {"M": 1.0, "A": 3},
         {"M": False, "A": 5},
     ]
-    result = update_manifest(text, sels, pivots=["M"], path="t.yaml")
+    result = upsert(text, sels, pivots=["M"], path="t.yaml")
     assert [(c.status, c.index) for c in result.changes] == [
         ("changed", 3),
         ("changed", 0),
@@ -595,31 +593,38 @@ def test_entries_match_numbers_by_value_and_booleans_and_strings_apart() -> None
     )
 
 
-def test_default_pivots_and_the_update_read_the_manifest_once(
-    monkeypatch: pytest.MonkeyPatch,
+def test_an_update_reads_the_manifest_once_and_its_result_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from kprofile.manifest import layout
-    from kprofile.sinks.update import manifest_pivots
+    """The sink reads the manifest once for the default pivots and the edit, then the
+    edit's result once for its check: one reader (tuning_codegen.positions)."""
+    from kprofile.manifest.change import Upserts
+    from kprofile.sinks.update import apply_update
+    from tuning_codegen import positions
 
     texts: list[str] = []
-    read = layout.read
+    read = positions.read
 
     def counted(text: str, **options: Any) -> Any:
         texts.append(text)
         return read(text, **options)
 
-    monkeypatch.setattr(layout, "read", counted)
+    monkeypatch.setattr(positions, "read", counted)
     text = block_table(500, lambda i: [f"M: {i}", "A: 1"]).replace("A: 1", "A: 2", 1)
-    assert manifest_pivots(text, "t.yaml", ["M", "K"]) == (("M",), ("K",))
-    result = update_manifest(text, [{"M": 0, "A": 3}], pivots=["M"], path="t.yaml")
-    assert result.text == text.replace("A: 2", "A: 3", 1)
-    assert texts == [text, result.text]  # the manifest, then the result's check
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    change = Upserts(({"M": 0, "K": 1, "A": 3},), ("M", "K"))
+    report = apply_update(str(path), change, dry_run=False, pivots_given=False)
+    assert report.written
+    new = path.read_text()
+    assert new == text.replace("- M: 0\n  A: 2\n", "- M: 0\n  A: 3\n  K: 1\n", 1)
+    assert texts == [text, new]  # the manifest, then the result's check
 
 
 def test_edit_that_would_change_a_key_outside_params_is_refused() -> None:
     text = "params:\n- M: 1\n  A: &a 5\nother: *a\n"
     with pytest.raises(InputError) as info:
-        update_manifest(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
+        upsert(text, [{"M": 1, "A": 6}], pivots=["M"], path="t.yaml")
     assert str(info.value) == (
         "t.yaml: error: cannot update in place: the edit would also change keys "
         "outside params (a shared anchor?); nothing was written"
@@ -633,7 +638,7 @@ def test_edit_that_would_turn_a_far_entry_from_1_to_true_is_refused() -> None:
 
     text = block_table(2000, entry)
     with pytest.raises(InputError) as info:  # 1 == True, but not to a tuning table
-        update_manifest(text, [{"M": 0, "A": True}], pivots=["M"], path="t.yaml")
+        upsert(text, [{"M": 0, "A": True}], pivots=["M"], path="t.yaml")
     assert "the edit would also change params[1999] (a shared anchor?)" in str(
         info.value
     )
@@ -646,7 +651,7 @@ def test_yaml_the_reader_leaves_to_parse_manifest_is_updated_alike() -> None:
         "e: &e {X: 1}\nd: &d {<<: *e, X: 2}\ns: !!set {a}\nparams:\n- {<<: *d, M: 1}\n"
     )
     want = parse_manifest(text, "t").entries[0].values["X"]
-    result = update_manifest(text, [{"M": 1, "X": 2}], pivots=["M"], path="t.yaml")
+    result = upsert(text, [{"M": 1, "X": 2}], pivots=["M"], path="t.yaml")
     [change] = result.changes
     if want == 2:
         assert (change.status, result.text) == ("unchanged", text)
@@ -723,7 +728,7 @@ def common_updates(draw: st.DrawFn) -> list[dict[str, Any]]:
 def check_property(
     old: str, sels: list[dict[str, Any]], defaults: Mapping[str, Any]
 ) -> None:
-    result = update_manifest(old, sels, pivots=MNK, path="t.yaml")
+    result = upsert(old, sels, pivots=MNK, path="t.yaml")
     got = [dict(e.values) for e in parse_manifest(result.text, "t").entries]
     want = expected_entries(old, sels, MNK, defaults)
     assert [e.keys() for e in got] == [e.keys() for e in want]
@@ -737,7 +742,7 @@ def check_property(
     assert old_lines[: old_spans[0][0]] == new_lines[: new_spans[0][0]]
     tail = len(old_lines) - old_spans[-1][1] - 1
     assert old_lines[len(old_lines) - tail :] == new_lines[len(new_lines) - tail :]
-    again = update_manifest(result.text, sels, pivots=MNK, path="t.yaml")
+    again = upsert(result.text, sels, pivots=MNK, path="t.yaml")
     assert again.text == result.text
     assert all(c.status == "unchanged" for c in again.changes)
 

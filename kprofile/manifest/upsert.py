@@ -19,9 +19,10 @@ key order, indentation, flow style, line endings, a missing final newline. The r
 is parsed again and compared with what was intended before it is returned.
 
 This module decides what happens to each selection, finding entries by an index of
-their pivot values; ``layout`` (with ``reader``) finds where the entries are, ``edits``
-spells the edits, ``text_edit`` applies them, ``scalar`` writes the values and
-``verify`` reads the result back.
+their pivot values; ``layout`` finds where the entries are (read by
+``tuning_codegen.positions``), ``keys`` spells the edits of a changed entry,
+``neighbour`` writes the new entries, ``splice`` applies the edits, ``scalar`` writes
+the values and ``verify`` reads the result back.
 """
 
 from __future__ import annotations
@@ -31,15 +32,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kprofile.core.values import shape_label
-from kprofile.manifest.edits import append_edit, entry_edits
+from kprofile.manifest.keys import entry_edits
 from kprofile.manifest.layout import (
     Item,
     Layout,
     read_layout,
     shared_merge,
 )
+from kprofile.manifest.neighbour import append_edit
 from kprofile.manifest.scalar import Value, normalize, render_scalar
-from kprofile.manifest.text_edit import Edit, apply_edits
+from kprofile.manifest.splice import Edit, apply_edits
 from kprofile.manifest.verify import check_update
 from tuning_codegen.errors import InputError
 from tuning_codegen.gcpause import paused_gc
@@ -66,22 +68,20 @@ class UpdateResult:
     changes: tuple[ShapeChange, ...]
 
 
-# ---------------------------------------------------------------------------------
-# Public API
-
-
-def update_manifest(
+def upsert(
     text: str,
     selections: Sequence[Mapping[str, Any]],
     *,
     pivots: Sequence[str],
     path: str,
+    layout: Layout | None = None,
 ) -> UpdateResult:
-    """Put each selection (one chosen config per shape) into the manifest ``text``."""
+    """Put each selection (one chosen config per shape) into the manifest ``text``;
+    ``layout``: its layout, if the caller read it already (``read_layout``)."""
     pivots = tuple(pivots)
     wanted = _check_selections(selections, pivots, path)
     with paused_gc():
-        layout = read_layout(text, path)
+        layout = read_layout(text, path) if layout is None else layout
         index = _index(layout.items, pivots)
         changes: list[ShapeChange] = []
         added = 0

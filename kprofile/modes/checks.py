@@ -1,0 +1,96 @@
+"""Which flags may be given together, derived from the mode and view tables
+(``kprofile.modes``): ``check_options`` returns the one mode the command line asks
+for, or refuses the first combination the tables do not admit with the message the
+user sees (``kprofile: error: ...``, exit 2).
+"""
+
+from __future__ import annotations
+
+from kprofile.errors import usage_error
+from kprofile.modes import MODES, OWN_OPTIONS, VIEWS, Mode, View, given_views
+from kprofile.options import Options
+
+
+def check_options(options: Options) -> Mode:
+    """The active mode, after refusing every combination the table does not admit."""
+    chosen = [m for m in MODES if m.given(options)]
+    if len(chosen) > 1:
+        raise usage_error(f"{chosen[0].flag} and {chosen[1].flag} cannot be combined")
+    mode = chosen[0] if chosen else MODES[0]
+    views = given_views(options)
+    if views and not mode.views:
+        raise usage_error(
+            f"{views[0].flag} is a per-file view; it cannot be combined with "
+            f"{mode.label}"
+        )
+    _check_own_options(options, mode)
+    if options.combine is not None and not (mode.metric and mode.combines):
+        raise usage_error(f"--combine does not apply to {mode.label}")
+    if options.pivots and not mode.pivots:
+        raise usage_error(f"-p/--pivots does not apply to {mode.label}")
+    _check_sinks(options, mode, [v for v in views if v.selects])
+    if not options.files:
+        raise usage_error("no input files; see kprofile --help")
+    return mode
+
+
+def _check_own_options(options: Options, mode: Mode) -> None:
+    for flag, given in OWN_OPTIONS:
+        if not given(options) or flag in mode.options:
+            continue
+        owners = [m.label for m in MODES if flag in m.options]
+        either = ", ".join(owners[:-1]) + " or " if len(owners) > 1 else ""
+        raise usage_error(f"{flag} only applies to {either}{owners[-1]}")
+
+
+def _check_sinks(options: Options, mode: Mode, selecting: list[View]) -> None:
+    """-o, --update, --dry-run and --write-selection."""
+    if options.dry_run and options.update is None:
+        raise usage_error("--dry-run only applies to --update")
+    if options.write_selection and not options.output:
+        raise usage_error("--write-selection only applies to -o")
+    if options.output and not mode.output:
+        raise usage_error(
+            f"-o writes a manifest of selected entries; {mode.label} selects none"
+        )
+    if options.update is not None:
+        _check_update(options, mode, selecting)
+    if options.output and options.write_selection:
+        if not selecting:
+            flags = [v.flag for v in VIEWS if v.selects]
+            raise usage_error(
+                f"--write-selection needs {', '.join(flags[:-1])} or {flags[-1]}"
+            )
+        if len(selecting) > 1:
+            raise usage_error(
+                f"-o: {selecting[0].flag} and {selecting[1].flag} select different "
+                "entries; pass one of them"
+            )
+    elif options.output:
+        _one_config("-o", selecting)
+
+
+def _check_update(options: Options, mode: Mode, selecting: list[View]) -> None:
+    if not mode.update:
+        raise usage_error(f"--update does not apply to {mode.label}")
+    if options.output:
+        raise usage_error("--update and -o both write a manifest; pass one of them")
+    several = [v for v in selecting if v.kind != "config"]
+    if several:
+        common = "/".join(v.flag for v in VIEWS if v.kind == "config")
+        raise usage_error(
+            "--update takes one config per shape (the best, or the common config of "
+            f"{common}); {several[0].flag} selects several"
+        )
+    _one_config("--update", selecting)
+
+
+def _one_config(sink: str, selecting: list[View]) -> None:
+    """Without --write-selection a sink takes one config per file: the best entry,
+    or the common config of one view that picks one."""
+    configs = [v for v in selecting if v.kind == "config"]
+    if len(configs) > 1:
+        raise usage_error(
+            f"{sink}: {configs[0].flag} and {configs[1].flag} choose different "
+            "configs; pass one of them"
+        )

@@ -1,0 +1,35 @@
+"""What a mode is given: the data every analysing mode reads (``Data``), built by the
+orchestrator (``kprofile.run``) from what it loaded and prepared (``Prepared``).
+
+Each mode's own request (``FilesRequest``, ``CoverRequest``, ...) lives with its
+handler and holds ``Data`` and the mode's own settings, plain typed values: a mode
+never sees the command line.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kprofile.core.metric import Metric
+from kprofile.inputs.load import Results
+from kprofile.progress import SILENT, Progress
+
+
+class Prepared(NamedTuple):
+    """The inputs once loaded, filtered (``--query``) and combined (``--combine``),
+    and the metric (None for a mode that needs none)."""
+
+    inputs: tuple[Results, ...]  # one per file, or per shape with --combine
+    sources: tuple[Results, ...]  # the files as loaded
+    metric: Metric | None
+    progress: Progress = SILENT
+
+
+class Data(NamedTuple):
+    """What a mode that ranks reads: the inputs, the metric, the ``-p`` columns (empty
+    when not given: each mode has its default) and where long steps report."""
+
+    inputs: tuple[Results, ...]
+    metric: Metric
+    pivots: tuple[str, ...] = ()
+    progress: Progress = SILENT
