@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from tuning_codegen.errors import EXIT_OK, InputError, InputErrors, interrupted
-from tuning_codegen.flags import parse_fast
+from tuning_codegen.hookargs import parse_fast
 from tuning_codegen.hookmode import hook_tables, open_commit
 
 PROG = "tuning-codegen"

@@ -18,16 +18,8 @@ import click
 from tuning_codegen.bazel import import_bazel
 from tuning_codegen.clirun import run_command
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, InputError, InputErrors
-from tuning_codegen.flags import (
-    BAZEL,
-    FLAGS,
-    REGISTRY,
-    SINGLE,
-    Flag,
-    Request,
-    hook_mode,
-    split,
-)
+from tuning_codegen.flags import BAZEL, FLAGS, REGISTRY, SINGLE, Flag, Request
+from tuning_codegen.hookargs import hook_mode, split
 from tuning_codegen.report import REPORTERS, Reporter
 from tuning_codegen.run import run_registry, run_single
 from tuning_codegen.single import SINGLE_FLAGS, NameValue, single_table

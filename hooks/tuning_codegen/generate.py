@@ -12,26 +12,28 @@ cycle and renames all new files only once all of them are complete.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from tuning_codegen.errors import (
     InputError,
     InputErrors,
-    InputWarning,
-    Location,
     memory_named,
     warn,
 )
 from tuning_codegen.formatter import Target, formatted_insides
 from tuning_codegen.gcpause import paused_gc
-from tuning_codegen.locks import locked
 from tuning_codegen.manifest import parse_manifest
 from tuning_codegen.markerset import MarkerSet, marker_set
 from tuning_codegen.paths import find_git_root
 from tuning_codegen.render import render_region, typo_warnings
-from tuning_codegen.snippet import parse_snippet
+from tuning_codegen.snippet import parse_snippet, trailing_comma_warnings
+from tuning_codegen.sources import (
+    Files,
+    WorkingTree,
+    group_by_target,
+    other_tables_by_target,
+)
 from tuning_codegen.splice import (
     BOM,
     Markers,
@@ -42,8 +44,6 @@ from tuning_codegen.splice import (
     split_lines,
 )
 from tuning_codegen.table import Table
-from tuning_codegen.textio import read_text
-from tuning_codegen.transaction import Transaction, remove_stale_temporaries
 
 
 @dataclass(frozen=True)
@@ -60,25 +60,6 @@ class TargetUpdate:
     @property
     def stale(self) -> bool:
         return self.old != self.new
-
-
-class Files(Protocol):
-    """Where the inputs and targets are read: the working tree, or the index."""
-
-    def text(self, path: str) -> str: ...
-
-
-class WorkingTree:
-    """The working tree's files, each read once per run, however many tables share
-    it."""
-
-    def __init__(self) -> None:
-        self._texts: dict[str, str] = {}
-
-    def text(self, path: str) -> str:
-        if path not in self._texts:
-            self._texts[path] = read_text(path)
-        return self._texts[path]
 
 
 def render_table(
@@ -118,34 +99,6 @@ def render_table(
     warn(typo_warnings(manifest.entries, snippets, table.manifest))
     warn(trailing_comma_warnings(table, snippets))
     return region
-
-
-def file_identity(path: str) -> str:
-    """One key per file, however it is named: device and inode (so symlinks, hard
-    links and the spellings of a case-insensitive file system agree), else the
-    real path of a file that does not exist."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return os.path.realpath(path)
-    return f"{info.st_dev}:{info.st_ino}"
-
-
-def group_by_target(tables: Iterable[Table]) -> dict[str, list[Table]]:
-    """Tables by the file they write."""
-    groups: dict[str, list[Table]] = {}
-    for table in tables:
-        groups.setdefault(file_identity(table.target), []).append(table)
-    return groups
-
-
-def other_tables_by_target(
-    tables: Sequence[Table], siblings: Sequence[Table]
-) -> dict[str, list[Table]]:
-    """The tables of ``siblings`` that are not among ``tables`` (table names are
-    unique), by the file they write."""
-    chosen = {t.name for t in tables}
-    return group_by_target(t for t in siblings if t.name not in chosen)
 
 
 def plan(
@@ -300,73 +253,3 @@ def _unique(errors: list[InputError]) -> list[InputError]:
             seen.add(str(error))
             result.append(error)
     return result
-
-
-def write_updates(updates: Iterable[TargetUpdate]) -> list[TargetUpdate]:
-    """Write every stale target, all or nothing; return the ones written.
-
-    The caller holds the targets' locks (``regenerate`` does).
-    """
-    written = [u for u in updates if u.stale]
-    for update in written:
-        _refuse_hard_links(update.path)
-    with Transaction() as transaction:
-        for update in written:
-            real = update.real or os.path.realpath(update.path)
-            transaction.stage(update.path, real, update.new, old=update.old)
-        transaction.commit()
-    return written
-
-
-def _refuse_hard_links(path: str) -> None:
-    """A new file renamed over one name of a hard-linked file would split it: the
-    other names would keep the old text."""
-    try:
-        links = os.stat(path).st_nlink
-    except OSError:  # gone since planning: the transaction reports it
-        return
-    if links > 1:
-        raise InputError(
-            path,
-            f"cannot write: the file has {links} hard links, and a rewrite would "
-            "leave the other names with the old text; remove the extra links",
-        )
-
-
-def regenerate(
-    tables: Sequence[Table],
-    siblings: Sequence[Table] = (),
-    real_of: Callable[[str], str] = os.path.realpath,
-) -> list[TargetUpdate]:
-    """Lock every target, remove stale temporaries, plan, and write the stale ones;
-    every update planned (``stale``: written). A target whose link changed since
-    ``real_of`` resolved it is written at the checked place or not at all (its text
-    no longer matches the plan)."""
-    reals = sorted({real_of(t.target) for t in tables})
-    with locked(reals):
-        remove_stale_temporaries(reals)
-        updates = plan(tables, siblings, real_of)
-        write_updates(updates)
-    return updates
-
-
-def trailing_comma_warnings(
-    table: Table, snippets: Mapping[str | None, str]
-) -> list[InputWarning]:
-    """A snippet ending in ``,``: every entry gets a ``,`` after it already, so the
-    region holds ``,,`` (as the reference writes it; a syntax error in a Python
-    list)."""
-    paths: dict[str | None, str] = {None: table.snippet}
-    paths.update(table.snippet_variants)
-    found = []
-    for name, text in snippets.items():
-        body = text.rstrip()
-        if body.endswith(","):
-            found.append(
-                InputWarning(
-                    Location(paths[name], body.count("\n") + 1),
-                    "the snippet ends with ','; every entry is followed by one "
-                    "already, so the region holds ',,' (remove it from the snippet)",
-                )
-            )
-    return found

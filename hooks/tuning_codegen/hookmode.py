@@ -27,6 +27,14 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from tuning_codegen.commitcheck import DIFF_DELETED, check_commit
+from tuning_codegen.commitnames import (
+    Listing,
+    inside,
+    list_registered,
+    relative,
+    stage_zero,
+)
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.gitcmd import git_output, names
 from tuning_codegen.paths import REGISTRY_NAME, find_git_root, parents, short_path
@@ -38,36 +46,15 @@ from tuning_codegen.registry import (
     tables_touching,
 )
 from tuning_codegen.staged import (
-    EMPTY_BLOBS,
     FEATURE,
-    GITLINK,
-    SYMLINK,
     Entry,
     index_entries,
-    intent_to_add,
     read_blobs,
     read_staged,
     staged_names,
 )
 from tuning_codegen.table import Table
 from tuning_codegen.textio import decode_utf8
-
-DIFF_DELETED = (
-    "--literal-pathspecs", "diff", "--cached", "--name-only", "--no-renames", "-z",
-    "--diff-filter=D",
-)  # fmt: skip
-MAX_LINKS = 40  # symbolic links followed on the way to one file, as the kernel does
-
-
-class _Check(NamedTuple):
-    """One path to find in the index: the registered path as the user reads it, its
-    name relative to the repository root (of the file it reads, or of a symbolic
-    link on its way: ``link``), and its role in the registry."""
-
-    shown: str
-    name: str
-    role: str
-    link: bool = False
 
 
 class Commit(NamedTuple):
@@ -81,22 +68,7 @@ class Commit(NamedTuple):
 
     def name(self, path: str) -> str:
         """The index name of the file a registered path reads."""
-        return _relative(self.registry.real_path(path), self.root)
-
-
-def registered_paths(registry: Registry) -> dict[str, str]:
-    """Each registered path -> what it is, for messages (the first use wins)."""
-    uses = {registry.path: "the registry of the tuning-codegen hook"}
-    for table in registry.tables:
-        named = [
-            ("manifest", table.manifest),
-            ("snippet", table.snippet),
-            *((f"snippet variant '{k}'", v) for k, v in table.snippet_variants.items()),
-            ("target", table.target),
-        ]
-        for role, path in named:
-            uses.setdefault(path, f"the {role} of table '{table.name}'")
-    return uses
+        return relative(self.registry.real_path(path), self.root)
 
 
 def open_commit(config: str | None, cwd: str) -> Commit | None:
@@ -108,45 +80,25 @@ def open_commit(config: str | None, cwd: str) -> Commit | None:
     path = config if config is not None else _found_registry(start, root)
     if path is None:
         return None
-    if root is None or not _inside(os.path.realpath(path), root):
+    if root is None or not inside(os.path.realpath(path), root):
         return Commit(load_registry(path), "", {}, frozenset())
     registry, listing = _staged_registry(path, root)
     entries, absent = check_commit(registry, root, listing)
     return Commit(registry, root, entries, absent)
 
 
-class _Listing(NamedTuple):
-    """One ``git ls-files --stage -v -m`` over a registry's paths: the checks, the
-    entries, and the names whose working-tree file differs from the index."""
-
-    checks: list[_Check]
-    nested: dict[str, str]
-    found: dict[str, list[Entry]]
-    modified: set[str]
-
-
-def _list(registry: Registry, root: str) -> _Listing:
-    checks = _checks(registry, root)
-    nested = _nested_repositories(root, checks)
-    holders = sorted(set(nested.values()))
-    found, modified = index_entries(
-        root, [*_pathspecs(c.name for c in checks), *holders], modified=True
-    )
-    return _Listing(checks, nested, found, modified)
-
-
-def _staged_registry(path: str, root: str) -> tuple[Registry, _Listing]:
+def _staged_registry(path: str, root: str) -> tuple[Registry, Listing]:
     """The registry as staged, and the listing of its paths. The working tree's copy
     is read first: when git says the index holds the same (the usual case), one
     ``ls-files`` is all it takes; else the staged text is read and listed again."""
-    name = _relative(os.path.realpath(path), root)
+    name = relative(os.path.realpath(path), root)
     try:
         registry: Registry | None = load_registry(path)
     except (InputError, InputErrors):
         registry = None  # broken in the working tree only, perhaps
     if registry is not None:
-        listing = _list(registry, root)
-        entry = _stage_zero(listing.found.get(name, []))
+        listing = list_registered(registry, root)
+        entry = stage_zero(listing.found.get(name, []))
         if entry is None or (
             name not in listing.modified and not entry.assume_unchanged
         ):
@@ -156,7 +108,7 @@ def _staged_registry(path: str, root: str) -> tuple[Registry, _Listing]:
         registry = registry or load_registry(path)
     else:
         registry = parse_registry(decode_utf8(data, path), path)
-    return registry, _list(registry, root)
+    return registry, list_registered(registry, root)
 
 
 def _found_registry(start: str, root: str | None) -> str | None:
@@ -167,7 +119,7 @@ def _found_registry(start: str, root: str | None) -> str | None:
         return None if found is None else short_path(found)
     candidates = {}
     for folder in parents(start):
-        candidates[_relative(os.path.join(folder, REGISTRY_NAME), root)] = folder
+        candidates[relative(os.path.join(folder, REGISTRY_NAME), root)] = folder
         if folder == root:
             break
     held = index_entries(root, sorted(candidates))
@@ -175,20 +127,6 @@ def _found_registry(start: str, root: str | None) -> str | None:
         if name in held:
             return short_path(os.path.join(folder, REGISTRY_NAME))
     return None
-
-
-def _stage_zero(entries: Sequence[Entry]) -> Entry | None:
-    return next((e for e in entries if e.stage == 0), None)
-
-
-def _relative(path: str, root: str) -> str:
-    below = root.rstrip(os.sep) + os.sep
-    name = path[len(below) :] if path.startswith(below) else path
-    return name.replace(os.sep, "/")
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def hook_tables(
@@ -202,263 +140,6 @@ def hook_tables(
         root = commit.root
         changed = {os.path.join(root, name) for name in staged_names(root)}
     return tables_touching(commit.registry, tables, changed)
-
-
-def check_commit(
-    registry: Registry, root: str, listing: _Listing | None = None
-) -> tuple[dict[str, Entry], frozenset[str]]:
-    """Refuse a registered file the commit does not hold; each registered file's
-    index entry, and the registered paths outside a sparse checkout."""
-    checks, nested, found, _ = listing or _list(registry, root)
-    errors = [
-        _inside_repository(check, registry, nested[check.name], found)
-        for check in checks
-        if check.name in nested
-    ]
-    missing = [c for c in checks if c.name not in nested and c.name not in found]
-    if missing:
-        errors += _not_in_index(missing, registry, root)
-    present = [c for c in checks if c.name not in nested and c.name in found]
-    errors += _unusable(present, found, registry, root)
-    if errors:
-        raise InputErrors(errors)
-    entries = {c.name: e for c in present if (e := _stage_zero(found[c.name]))}
-    absent = frozenset(
-        check.shown
-        for check in present
-        if entries[check.name].skip_worktree
-        and not os.path.lexists(os.path.join(root, check.name))
-    )
-    return entries, absent
-
-
-def _checks(registry: Registry, root: str) -> list[_Check]:
-    """Each registered path by the name of the file it reads (symbolic links
-    followed), and each symbolic link on the way by its own name."""
-    checks = []
-    links = _Links(root)
-    for path, role in registered_paths(registry).items():
-        real = registry.real_path(path)
-        read = _relative(real, root)
-        checks.append(_Check(path, read, role))
-        if real == os.path.normpath(os.path.abspath(path)):
-            continue  # resolved to itself: no symbolic link on the way
-        for name in links.on_the_way(path):
-            if name != read:
-                checks.append(_Check(path, name, role, link=True))
-    return checks
-
-
-class _Links:
-    """The symbolic links a path goes through below the root: the names the commit
-    must hold as links too (each name looked at once per run)."""
-
-    def __init__(self, root: str) -> None:
-        self.root = root
-        self.is_link: dict[str, bool] = {}
-
-    def on_the_way(self, path: str) -> list[str]:
-        absolute = os.path.abspath(path)
-        if not _inside(absolute, self.root):
-            return []
-        queue = _relative(absolute, self.root).split("/")
-        current: str = self.root
-        found: list[str] = []
-        while queue:
-            part = queue.pop(0)
-            if part in ("", "."):
-                continue
-            if part == "..":
-                current = os.path.dirname(current)
-                if not _inside(current, self.root):
-                    break
-                continue
-            here = os.path.join(current, part)
-            if len(found) >= MAX_LINKS or not self._link(here):
-                current = here
-                continue
-            found.append(_relative(here, self.root))
-            pointed = os.path.normpath(os.path.join(current, os.readlink(here)))
-            if not _inside(pointed, self.root):
-                break  # the registry refuses a path resolving outside the repository
-            current, queue = (
-                self.root,
-                [*_relative(pointed, self.root).split("/"), *queue],
-            )
-        return found
-
-    def _link(self, path: str) -> bool:
-        if path not in self.is_link:
-            self.is_link[path] = os.path.islink(path)
-        return self.is_link[path]
-
-
-def _pathspecs(checked: Iterable[str]) -> list[str]:
-    """Few pathspecs that cover ``checked``: each folder holding one (git's cost grows
-    with the number of pathspecs times the size of the index), and the names at the
-    top, whose folder would be the whole repository."""
-    folders = {os.path.dirname(name) or name for name in checked}
-    return sorted(
-        folder
-        for folder in folders
-        if not any(up in folders for up in parents(folder)[1:] if up)
-    )
-
-
-def _nested_repositories(root: str, checks: Sequence[_Check]) -> dict[str, str]:
-    """Checked name -> the folder (relative to ``root``) of the submodule or nested
-    repository holding it, for the names inside one."""
-    known: dict[str, str | None] = {}
-    nested = {}
-    for check in checks:
-        holder = _holder(root, os.path.dirname(check.name), known)
-        if holder is not None:
-            nested[check.name] = holder
-    return nested
-
-
-def _holder(root: str, folder: str, known: dict[str, str | None]) -> str | None:
-    """The outermost folder from ``folder`` up to (not including) ``root`` that holds
-    a ``.git`` of its own; ``known`` caches the answer per folder."""
-    if not folder:
-        return None
-    if folder not in known:
-        outer = _holder(root, os.path.dirname(folder), known)
-        own = os.path.lexists(os.path.join(root, folder, ".git"))
-        known[folder] = outer or (folder if own else None)
-    return known[folder]
-
-
-def _inside_repository(
-    check: _Check, registry: Registry, holder: str, found: Mapping[str, list[Entry]]
-) -> InputError:
-    entries = found.get(holder, [])
-    kind = (
-        "git submodule" if any(e.mode == GITLINK for e in entries) else "git repository"
-    )
-    return InputError(
-        check.shown,
-        f"inside the {kind} '{holder}', but it is {check.role} in {registry.path}: "
-        "a commit of this repository cannot contain it; keep the table's files in "
-        "this repository",
-    )
-
-
-def _not_in_index(
-    missing: Sequence[_Check], registry: Registry, root: str
-) -> list[InputError]:
-    """Why each path is not in the index, and what to do about it."""
-    deleted = set(names(git_output([*DIFF_DELETED], root, feature=FEATURE)))
-    gitlinks = _submodules_above([c.name for c in missing], root)
-    errors = []
-    for check in missing:
-        holder = next((g for g in gitlinks if check.name.startswith(g + "/")), None)
-        if holder is not None:  # a submodule not checked out: no .git on disk
-            errors.append(_inside_repository(check, registry, holder, gitlinks))
-            continue
-        on_disk = os.path.lexists(os.path.join(root, check.name))
-        use = f"{check.role} in {registry.path}"
-        if check.name in deleted:
-            what = "removed from the index" if on_disk else "deleted or renamed"
-            message = (
-                f"{what} in this commit, but it is {use}; restore it, or change the "
-                "registry in the same commit"
-            )
-        elif on_disk and check.link:
-            message = (
-                f"reached through the symbolic link '{check.name}', which is "
-                f"untracked, but it is {use}, so the commit would not hold the way to "
-                f"it: git add {check.name}"
-            )
-        elif on_disk:
-            message = f"untracked, but it is {use}, so the commit would not hold it: "
-            message += "git add it"
-        else:
-            message = f"no such file, but it is {use}; create it and git add it, or "
-            message += "change the registry"
-        errors.append(InputError(check.shown, message))
-    return errors
-
-
-def _submodules_above(checked: Sequence[str], root: str) -> dict[str, list[Entry]]:
-    """The submodules (gitlinks) of the index among the folders above ``checked``."""
-    folders = {p for name in checked for p in parents(name)[1:] if p}
-    if not folders:
-        return {}
-    found = index_entries(root, sorted(folders))
-    return {
-        name: entries
-        for name, entries in found.items()
-        if any(e.mode == GITLINK for e in entries)
-    }
-
-
-def _unusable(
-    present: Sequence[_Check],
-    found: Mapping[str, list[Entry]],
-    registry: Registry,
-    root: str,
-) -> list[InputError]:
-    """Entries the commit holds but cannot give: a merge conflict, a name only marked
-    ``git add -N``, a symbolic link other than the working tree's."""
-    errors = []
-    empty = []
-    links = []
-    for check in present:
-        entry = _stage_zero(found[check.name])
-        use = f"{check.role} in {registry.path}"
-        if entry is None:
-            errors.append(
-                InputError(
-                    check.shown,
-                    f"unmerged (a merge conflict), but it is {use}: resolve the "
-                    "conflict and git add it",
-                )
-            )
-        elif entry.oid in EMPTY_BLOBS:
-            empty.append(check)
-        elif entry.mode == SYMLINK:
-            links.append((check, entry))
-    marked = intent_to_add(root, sorted({c.name for c in empty}))
-    errors += [
-        InputError(
-            check.shown,
-            f"only marked with git add -N (intent to add), but it is "
-            f"{check.role} in {registry.path}, so the commit would not hold it: "
-            "git add it",
-        )
-        for check in empty
-        if check.name in marked
-    ]
-    return errors + _links_differ(links, registry, root)
-
-
-def _links_differ(
-    links: Sequence[tuple[_Check, Entry]], registry: Registry, root: str
-) -> list[InputError]:
-    """A symbolic link the commit holds must point where the working tree's does:
-    the working tree is where the target is written."""
-    if not links:
-        return []
-    shown = {entry.oid: check.shown for check, entry in links}
-    blobs = read_blobs(root, [entry.oid for _, entry in links], shown)
-    errors = []
-    for check, entry in links:
-        try:
-            here = os.readlink(os.path.join(root, check.name))
-        except OSError:
-            here = None
-        staged = os.fsdecode(blobs[entry.oid])
-        if here != staged:
-            errors.append(
-                InputError(
-                    check.shown,
-                    f"the symbolic link '{check.name}' points to {staged!r} in the "
-                    f"commit but to {here!r} in the working tree, and it is "
-                    f"{check.role} in {registry.path}: git add it, or restore it",
-                )
-            )
-    return errors
 
 
 def refuse_deleted_registry(cwd: str) -> None:

@@ -19,7 +19,6 @@ from tuning_codegen.flags import Request
 from tuning_codegen.generate import (
     TargetUpdate,
     check_regions_intact,
-    file_identity,
     markers_of,
     plan,
 )
@@ -27,6 +26,7 @@ from tuning_codegen.hookmode import Commit, IndexFiles, hook_tables
 from tuning_codegen.locks import locked
 from tuning_codegen.registry import Registry
 from tuning_codegen.report import Diffs, Reporter, Shown
+from tuning_codegen.sources import file_identity
 from tuning_codegen.splice import locate, splice_insides
 from tuning_codegen.table import Table
 from tuning_codegen.textio import read_text

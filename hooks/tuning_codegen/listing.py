@@ -16,14 +16,8 @@ from typing import NamedTuple
 
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.gcpause import paused_gc
-from tuning_codegen.generate import (
-    WorkingTree,
-    group_by_target,
-    markers_of,
-    other_tables_by_target,
-    plan_target,
-    render_table,
-)
+from tuning_codegen.generate import markers_of, plan_target, render_table
+from tuning_codegen.sources import WorkingTree, group_by_target, other_tables_by_target
 from tuning_codegen.splice import locate
 from tuning_codegen.table import Table
 

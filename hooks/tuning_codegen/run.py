@@ -19,11 +19,12 @@ from tuning_codegen.errors import (
     quote_path,
 )
 from tuning_codegen.flags import Request
-from tuning_codegen.generate import plan, regenerate
+from tuning_codegen.generate import plan
 from tuning_codegen.hookmode import open_commit, refuse_deleted_registry
 from tuning_codegen.hookrun import run_hook
 from tuning_codegen.listing import statuses
 from tuning_codegen.paths import REGISTRY_NAME
+from tuning_codegen.regenerate import regenerate
 from tuning_codegen.registry import (
     Registry,
     discover_registry,

@@ -10,9 +10,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from tuning_codegen.errors import InputError
+from tuning_codegen.errors import InputError, InputWarning, Location
 from tuning_codegen.markerset import marker_set
+
+if TYPE_CHECKING:  # a table's snippet paths, for the warnings' locations
+    from tuning_codegen.table import Table
 
 PLACEHOLDER = re.compile(r"\[@([A-Za-z_][A-Za-z0-9_]*)\]")
 OPENING = "[@"
@@ -66,3 +70,25 @@ def parse_snippet(
         marker, at = found
         raise InputError(path, f"contains {markers[marker]}", line=_line_of(body, at))
     return body
+
+
+def trailing_comma_warnings(
+    table: Table, snippets: Mapping[str | None, str]
+) -> list[InputWarning]:
+    """A snippet ending in ``,``: every entry gets a ``,`` after it already, so the
+    region holds ``,,`` (as the reference writes it; a syntax error in a Python
+    list)."""
+    paths: dict[str | None, str] = {None: table.snippet}
+    paths.update(table.snippet_variants)
+    found = []
+    for name, text in snippets.items():
+        body = text.rstrip()
+        if body.endswith(","):
+            found.append(
+                InputWarning(
+                    Location(paths[name], body.count("\n") + 1),
+                    "the snippet ends with ','; every entry is followed by one "
+                    "already, so the region holds ',,' (remove it from the snippet)",
+                )
+            )
+    return found

@@ -27,8 +27,6 @@ of processes that no longer run. Callers hold the targets' locks (``locks``).
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import os
 import signal
 import stat
@@ -39,58 +37,42 @@ from typing import Any
 
 from tuning_codegen.errors import InputError, Interrupted
 from tuning_codegen.locks import locked
-from tuning_codegen.textio import file_kind, read_bytes
+from tuning_codegen.signals import SIGNALS, block_signals
+from tuning_codegen.targetfiles import (
+    cannot_write,
+    copy_metadata,
+    no_temporary,
+    writable_target,
+    write_all,
+)
+from tuning_codegen.tempfiles import (
+    MAX_NAME_BYTES,
+    TEMP_MARK,
+    remove_quietly,
+    remove_stale_temporaries,
+    sync_folders,
+    temporary_path,
+)
+from tuning_codegen.textio import read_bytes
 
-TEMP_MARK = ".tuning-codegen-"
-TEMP_SUFFIX = ".tmp"
+__all__ = [
+    "MAX_NAME_BYTES",
+    "cannot_write",
+    "TEMP_MARK",
+    "Transaction",
+    "remove_stale_temporaries",
+    "temporary_path",
+    "write_atomic",
+    "write_locked",
+    "write_text_atomic",
+]
 
-
-def _terminating() -> tuple[int, ...]:
-    """The signals whose default action ends the process and that a handler may be
-    given (the faults aside: a handler for a real SIGSEGV would loop)."""
-    names = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2",
-             "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGXFSZ", "SIGIO",
-             "SIGPWR", "SIGSTKFLT")  # fmt: skip
-    found = {int(getattr(signal, n)) for n in names if hasattr(signal, n)}
-    if hasattr(signal, "SIGRTMIN"):
-        found.update(range(signal.SIGRTMIN, signal.SIGRTMAX + 1))
-    return tuple(sorted(found))
-
-
-SIGNALS = _terminating()
-# Held back between the first and the last rename: every signal that can be.
-BLOCKED = frozenset(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP}
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-MAX_NAME_BYTES = 255  # a file name, not a path, on every common file system
-# "." + name + TEMP_MARK + a pid of up to 7 digits (Linux's pid_max) + TEMP_SUFFIX
-_TEMP_EXTRA = 1 + len(TEMP_MARK) + 7 + len(TEMP_SUFFIX)
-
 Content = str | bytes  # text is written as UTF-8
-
-
-def _temp_prefix(name: str) -> str:
-    """``.name``, or for a name too long to carry the temporary's suffix, the name
-    cut on a character boundary plus a short hash of the whole name."""
-    if len(os.fsencode(name)) + _TEMP_EXTRA <= MAX_NAME_BYTES:
-        return f".{name}"
-    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:10]
-    room = MAX_NAME_BYTES - _TEMP_EXTRA - len(digest) - 1
-    cut = os.fsencode(name)[:room].decode("utf-8", errors="ignore")
-    return f".{cut}~{digest}"
-
-
-def temporary_path(real: str, pid: int) -> str:
-    folder, name = os.path.split(real)
-    return os.path.join(folder, f"{_temp_prefix(name)}{TEMP_MARK}{pid}{TEMP_SUFFIX}")
 
 
 def _encoded(content: Content) -> bytes:
     return content.encode("utf-8") if isinstance(content, str) else content
-
-
-def in_git_folder(path: str) -> bool:
-    """Whether any component of ``path`` is ``.git`` (any case: macOS, Windows)."""
-    return any(part.casefold() == ".git" for part in path.split(os.sep))
 
 
 @dataclass(frozen=True)
@@ -132,7 +114,7 @@ class Transaction:
         self._deferring = True
         try:
             for temp in self._temps:
-                _remove_quietly(temp)
+                remove_quietly(temp)
             self._temps.clear()
         finally:
             for signum, previous in self._handlers.items():
@@ -155,17 +137,17 @@ class Transaction:
         ``old``: the content ``real`` was planned from; ``commit`` checks it is
         unchanged and, if a later rename fails, puts it back. Text is UTF-8.
         """
-        info = _writable_target(shown, real)
+        info = writable_target(shown, real)
         temp = temporary_path(real, os.getpid())
-        _remove_quietly(temp)  # left by an earlier process that had our pid
+        remove_quietly(temp)  # left by an earlier process that had our pid
         self._temps.append(temp)  # before it exists: a signal may come at any time
         try:
             fd = os.open(temp, _CREATE, 0o600)
         except OSError as exc:
-            raise _no_temporary(shown, exc) from None
+            raise no_temporary(shown, exc) from None
         try:
-            _write_all(fd, _encoded(text))
-            _copy_metadata(fd, info)
+            write_all(fd, _encoded(text))
+            copy_metadata(fd, info)
             os.fsync(fd)
         except OSError as exc:
             raise cannot_write(shown, exc) from None
@@ -179,7 +161,7 @@ class Transaction:
         for staged in self._staged:
             _check_unchanged(staged)
         self._deferring = True  # a signal waits until every rename is done or undone
-        held = _block_signals() if self._handle_signals else None
+        held = block_signals() if self._handle_signals else None
         done: list[_Staged] = []
         try:
             for staged in self._staged:
@@ -194,86 +176,9 @@ class Transaction:
             if held is not None:  # what came meanwhile is delivered now
                 signal.pthread_sigmask(signal.SIG_SETMASK, held)
             self._deferring = False
-        _sync_folders({os.path.dirname(s.real) for s in done})
+        sync_folders({os.path.dirname(s.real) for s in done})
         if self._pending is not None:
             raise Interrupted(self._pending)
-
-
-def _block_signals() -> set[int | signal.Signals] | None:
-    """Block every signal that can be; the mask before (None: not the main thread's
-    to change, or no such call here)."""
-    try:
-        return signal.pthread_sigmask(signal.SIG_BLOCK, BLOCKED)
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def cannot_write(shown: str, exc: OSError, step: str = "") -> InputError:
-    reason = exc.strerror or str(exc)
-    return InputError(shown, f"cannot write: {f'{step}: ' if step else ''}{reason}")
-
-
-def _no_temporary(shown: str, exc: OSError) -> InputError:
-    """Why nothing can be created beside ``shown``, naming its folder."""
-    folder = os.path.dirname(shown) or "."
-    if exc.errno == errno.ENOENT:
-        return InputError(
-            shown, f"cannot write: the folder {folder} does not exist (create it first)"
-        )
-    return cannot_write(shown, exc, f"cannot create a file in the folder {folder}")
-
-
-def _writable_target(shown: str, real: str) -> os.stat_result | None:
-    """The target's status (None: a new file); refuses what must not be replaced."""
-    if in_git_folder(real):
-        raise InputError(shown, f"cannot write: {real} is inside a .git folder")
-    try:
-        info = os.stat(real)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise cannot_write(shown, exc) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(
-            shown, f"cannot write: not a regular file ({file_kind(info.st_mode)})"
-        )
-    if _read_only_file_system(real):
-        raise InputError(
-            shown, "cannot write: the file system holding it is mounted read-only"
-        )
-    if not info.st_mode & stat.S_IWUSR or not os.access(real, os.W_OK):
-        mode = stat.S_IMODE(info.st_mode)
-        raise InputError(shown, f"cannot write: read-only file (mode {mode:04o})")
-    return info
-
-
-def _read_only_file_system(path: str) -> bool:
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _copy_metadata(fd: int, info: os.stat_result | None) -> None:
-    """The target's owner and group (where permitted), then its mode."""
-    if info is None:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        return
-    for uid in (info.st_uid, -1):  # not allowed to give the file away: keep the group
-        try:
-            os.fchown(fd, uid, info.st_gid)
-            break
-        except PermissionError:
-            continue
-    os.fchmod(fd, stat.S_IMODE(info.st_mode))
 
 
 def _check_unchanged(staged: _Staged) -> None:
@@ -300,58 +205,6 @@ def _restore(done: list[_Staged]) -> None:
                 undo.commit()
         except (OSError, InputError):
             continue
-
-
-def _sync_folders(folders: set[str]) -> None:
-    for folder in folders:
-        try:
-            fd = os.open(folder, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return pid > 0
-    return True
-
-
-def remove_stale_temporaries(real_paths: list[str]) -> None:
-    """Remove temporaries beside these targets left by processes no longer running."""
-    for real in real_paths:
-        folder, name = os.path.split(real)
-        prefix = f"{_temp_prefix(name)}{TEMP_MARK}"
-        try:
-            entries = [e.name for e in os.scandir(folder or ".")]
-        except OSError:
-            continue
-        for entry in entries:
-            pid = entry[len(prefix) : -len(TEMP_SUFFIX)]
-            if not (entry.startswith(prefix) and entry.endswith(TEMP_SUFFIX)):
-                continue
-            if pid.isascii() and pid.isdigit() and _stale(int(pid)):
-                _remove_quietly(os.path.join(folder, entry))
-
-
-def _stale(pid: int) -> bool:
-    return pid == os.getpid() or pid <= 0 or not _alive(pid)
 
 
 def write_atomic(files: Sequence[tuple[str | os.PathLike[str], Content]]) -> list[str]:

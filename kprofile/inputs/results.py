@@ -80,22 +80,7 @@ def results_of(
     runtime: tuple[str, ...] = ()
     name = text_value(meta.get("name"))
     if SPEC in frame.columns:
-        try:
-            decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
-        except SpecLimit as exc:
-            raise KprofileError(path, str(exc)) from None
-        renamed = {
-            p: (p if p not in frame.columns else f"{p} (spec)") for p in decoded.names
-        }
-        params = tuple(renamed.values())
-        extra = pd.DataFrame(  # one block per column: no copy into 2-D blocks
-            {renamed[p]: decoded.columns[p] for p in decoded.names},
-            index=frame.index,
-            copy=False,
-        )
-        frame = pd.concat([frame, extra], axis=1)
-        first = frame[SPEC].iloc[0]
-        runtime = _runtime(first, renamed)
+        frame, params, runtime, first = _with_spec_columns(path, frame)
         if name is None:
             name = first.split("/", 1)[0] if isinstance(first, str) else None
     key = MESH_IDX
@@ -113,6 +98,28 @@ def results_of(
         datetime=text_value(meta.get("datetime")),
         row_key=key,
     )
+
+
+def _with_spec_columns(
+    path: str, frame: pd.DataFrame
+) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], Any]:
+    """``frame`` with a column per parameter of its spec strings (renamed where the
+    file has a column of that name), the parameters, the runtime ones, and the first
+    spec string."""
+    try:
+        decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+    except SpecLimit as exc:
+        raise KprofileError(path, str(exc)) from None
+    taken = frame.columns
+    renamed = {p: (p if p not in taken else f"{p} (spec)") for p in decoded.names}
+    extra = pd.DataFrame(  # one block per column: no copy into 2-D blocks
+        {renamed[p]: decoded.columns[p] for p in decoded.names},
+        index=frame.index,
+        copy=False,
+    )
+    frame = pd.concat([frame, extra], axis=1)
+    first = frame[SPEC].iloc[0]
+    return frame, tuple(renamed.values()), _runtime(first, renamed), first
 
 
 def text_value(value: Any) -> str | None:

@@ -303,7 +303,7 @@ def test_target_link_swapped_after_the_registry_was_read_writes_nothing(
     """The link is checked when the registry is read; if it is pointed outside the
     repository before the write, the write goes to the checked file or nowhere."""
     from tuning_codegen.errors import InputError
-    from tuning_codegen.generate import regenerate
+    from tuning_codegen.regenerate import regenerate
     from tuning_codegen.registry import load_registry
 
     root = Path.cwd()

@@ -13,8 +13,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tuning_codegen.generate import plan, regenerate
+from tuning_codegen.generate import plan
 from tuning_codegen.languages import LANGUAGES
+from tuning_codegen.regenerate import regenerate
 from tuning_codegen.splice import replace_region, split_lines
 from tuning_codegen.table import Table
 from tuning_codegen.values import entry_key

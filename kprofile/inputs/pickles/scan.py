@@ -42,9 +42,7 @@ def scan(data: bytes) -> None:
 
 def _scan(data: bytes) -> None:
     """One pass: hot opcodes only count; rare ones sync the totals (depth, cost)."""
-    stack = Stack()
-    limit = (COST_PER_FILE_BYTE - 4) * len(data) + COST_BASE  # 4: text payloads
-    slow_left = SLOW_BASE + int(len(data) * SLOW_PER_FILE_BYTE)
+    stack, (limit, slow_left) = Stack(), _budgets(len(data))
     depth = memo = texts = gets = cost = floor = i = 0
     while True:
         op = data[i]  # IndexError past the end: truncated
@@ -86,14 +84,30 @@ def _scan(data: bytes) -> None:
             slow_left -= 1
             stack.depth, stack.memo = depth + texts + gets, memo
             stack.cost = cost + 72 * texts + 8 * gets + 16 * memo
-            if op == 0x2E:  # STOP
-                stack.stop(limit)
+            i = _rare(data, i, op, stack, limit, slow_left)
+            if i < 0:  # STOP
                 return
-            if slow_left < 0 or stack.cost > limit:
-                _too_costly(slow_left)
-            i = _other(data, i, op, stack)
             depth, memo, floor = stack.depth - texts - gets, stack.memo, stack.floor
             cost = stack.cost - 72 * texts - 8 * gets - 16 * memo
+
+
+def _budgets(size: int) -> tuple[int, int]:
+    """The cost a file of ``size`` bytes may spend, and its rare opcodes."""
+    limit = (COST_PER_FILE_BYTE - 4) * size + COST_BASE  # 4: text payloads
+    return limit, SLOW_BASE + int(size * SLOW_PER_FILE_BYTE)
+
+
+def _rare(
+    data: bytes, i: int, op: int, stack: Stack, limit: int, slow_left: int
+) -> int:
+    """A rare opcode, with the totals synced into ``stack``: the position after it,
+    or -1 at STOP."""
+    if op == 0x2E:  # STOP
+        stack.stop(limit)
+        return -1
+    if slow_left < 0 or stack.cost > limit:
+        _too_costly(slow_left)
+    return _other(data, i, op, stack)
 
 
 # Runs of one repeated memo read (a column holding one value), matched at C speed.
