@@ -261,7 +261,16 @@ def main() -> int:
     )
     parser.add_argument("--distinct-rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="one tiny run of the sweep and distinct cases (the bench smoke test)",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.cases, args.sizes, args.distinct_rows, args.repeat = (
+            ["sweep", "distinct"], [2_000], 2_000, 1
+        )  # fmt: skip
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")
     print(
         f"{platform.node()}: {platform.processor() or platform.machine()}, "

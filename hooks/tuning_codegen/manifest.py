@@ -25,6 +25,7 @@ from tuning_codegen.values import entry_key
 from tuning_codegen.yamlbounds import (
     MAX_DEPTH,
     check_characters,
+    check_conflicts,
     check_graph,
     node_budget,
 )
@@ -149,6 +150,7 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
     allows only, aliases expanding to at most a budget of nodes, nesting at most
     ``MAX_DEPTH`` deep; and no key written twice in one mapping."""
     check_characters(text, path)
+    check_conflicts(text, path)
     try:
         root = compose(text)
     except TooDeep as exc:
@@ -189,8 +191,16 @@ def construct_yaml(node: yaml.Node, path: str) -> Any:
         raise InputError(path, f"invalid YAML: {one_line(str(exc))}") from None
 
 
+# Scanner errors whose mistake is where the construct started, not where the scanner
+# noticed: a key without its ':' (noticed on the next line), a quote never closed.
+_CONTEXT_HOLDS_IT = ("while scanning a simple key", "while scanning a quoted scalar")
+
+
 def _yaml_error(exc: yaml.MarkedYAMLError, path: str) -> InputError:
+    """The parser's complaint at the line that holds the mistake."""
     mark = exc.problem_mark or exc.context_mark
+    if exc.context in _CONTEXT_HOLDS_IT and exc.context_mark is not None:
+        mark = exc.context_mark
     problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
     return InputError(
         path, f"invalid YAML: {problem}", line=None if mark is None else mark.line + 1

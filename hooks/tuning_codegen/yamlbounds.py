@@ -144,3 +144,24 @@ def _check_measures(
         raise _error(node, path, f"aliases expand it to more than {budget} nodes")
     if depth > MAX_DEPTH:
         raise _error(node, path, f"nested more than {MAX_DEPTH} levels deep")
+
+
+_CONFLICT = re.compile(r"^(?:<{7}|>{7})(?: |$)|^={7}$", re.MULTILINE)
+
+
+def check_conflicts(text: str, path: str) -> None:
+    """The markers git leaves in a file a merge could not join (``<<<<<<< HEAD``,
+    ``=======``, ``>>>>>>> branch``) are one error at the first of them, not a YAML
+    error somewhere near it."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return
+    found = _CONFLICT.search(text)
+    if found is None:
+        return
+    line = text.count("\n", 0, found.start()) + 1
+    marker = found.group()[:7]
+    raise InputError(
+        path,
+        f"unresolved merge conflict (git's {marker} line): resolve it, then run again",
+        line=line,
+    )

@@ -173,3 +173,57 @@ def test_path_with_a_newline_is_still_one_line(
         f"{REG}:22: error: table 'small-py': 'source_label' contains a line break "
         "(U+000A)\n"
     )
+
+
+# --- a mistake named at its line, in both tools -------------------------------------------
+
+CONFLICTED = """\
+params:
+- M: 1
+<<<<<<< HEAD
+  N: 2
+=======
+  N: 3
+>>>>>>> retune
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # the key without its ':' is on line 3; the scanner notices on line 4
+        ("params:\n- M: 1\n  MMA_M 256\n  N: 2\n",
+         "m.yaml:3: error: invalid YAML: while scanning a simple key could not find "
+         "expected ':'"),
+        ('params:\n- M: "unclosed\n  N: 2\n',
+         "m.yaml:2: error: invalid YAML: while scanning a quoted scalar found "
+         "unexpected end of stream"),
+        (CONFLICTED,
+         "m.yaml:3: error: unresolved merge conflict (git's <<<<<<< line): resolve "
+         "it, then run again"),
+        (CONFLICTED.replace("<<<<<<< HEAD\n", ""),
+         "m.yaml:4: error: unresolved merge conflict (git's ======= line): resolve "
+         "it, then run again"),
+    ],
+)  # fmt: skip
+def test_a_yaml_mistake_is_named_at_its_line(text: str, message: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_manifest(text, "m.yaml")
+    assert str(info.value) == message
+
+
+def test_a_conflicted_registry_and_manifest_are_said_so_by_both_tools(
+    codegen_repo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kprofile.cli import main as kprofile
+
+    codegen_repo.path(SMALL).write_text(CONFLICTED)
+    code, out, err = run(["--check"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"{SMALL}:3: error: unresolved merge conflict (git's <<<<<<< line): resolve it, "
+        "then run again\n"
+    )
+    assert kprofile([SMALL, "--merge"]) == 2
+    err = capsys.readouterr().err
+    assert "line 3: unresolved merge conflict (git's <<<<<<< line)" in err, err
