@@ -395,3 +395,14 @@ def test_a_snippet_ending_in_a_comma_is_warned_about(
         "one already, so the region holds ',,' (remove it from the snippet)\n"
     )
     assert "        C(m=1),,\n" in (git_repo / "t.py").read_text()
+
+
+def test_a_formatter_that_prints_without_end_is_stopped(
+    formatted_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``yes`` never stops printing: past the output limit the run ends, one line."""
+    lay_out(formatted_repo, {**STDIN_FORMATS, "cc_format": '["yes"]'})
+    _, _, err = run_codegen(["--check"], capsys)
+    assert err.startswith("t.cc: error: the formatter (yes) printed more than "), err
+    assert err.endswith(f" bytes; it is the 'format' of table 'cc' in {REG}\n")
+    assert err.count("\n") == 1
