@@ -19,7 +19,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "dev",
-    max_examples=25,
+    max_examples=10,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -10,6 +10,7 @@ returns ``{name: bytes}``, every one to be refused.
 from __future__ import annotations
 
 import bz2
+import functools
 import lzma
 import struct
 import zlib
@@ -367,6 +368,7 @@ def _gzip(data: bytes) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
+@functools.cache  # built once per process: collection and the tests both ask
 def kbench_cases() -> dict[str, bytes]:
     """Every hostile case of this module, by name; each must be refused."""
     return _arrow_cases() | _other_cases() | _compressed_cases()

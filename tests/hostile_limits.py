@@ -3,6 +3,7 @@ that are paths, and malformed streams (the other classes are in hostile_pickles.
 
 from __future__ import annotations
 
+import functools
 import random
 import struct
 from typing import Any
@@ -223,5 +224,6 @@ def bounded_cases() -> dict[str, bytes]:
     }
 
 
+@functools.cache  # built once per process: collection and the tests both ask
 def limit_cases() -> dict[str, bytes]:
     return _bombs() | _structure_bombs() | _file_reads() | _garbage()

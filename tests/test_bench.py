@@ -13,7 +13,10 @@ import pytest
 from support import BIN, PROJECT
 
 SCRIPTS = sorted(p.name for p in (PROJECT / "bench").glob("bench_*.py"))
-pytestmark = pytest.mark.bench  # a few seconds each: python -m pytest -m bench
+pytestmark = [
+    pytest.mark.bench,
+    pytest.mark.slow,
+]  # a few seconds each: python -m pytest -m bench
 
 
 def test_every_script_is_here() -> None:

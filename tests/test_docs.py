@@ -35,6 +35,8 @@ import pytest
 import yaml
 from support import BIN, PROJECT, local_hook
 
+pytestmark = pytest.mark.slow  # runs every example of the docs, in a clone
+
 DOCS = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^(?P<indent> *)```(?:text|console)\n(?P<body>.*?)^(?P=indent)```$",
                    re.S | re.M)  # fmt: skip

@@ -20,6 +20,8 @@ from table_support import HELDOUT, HELDOUT_PARAMS, HELDOUT_SHAPE, raw_csv, refer
 from kprofile.core.score import SCORED
 from tuning_codegen.manifest import load_manifest
 
+pytestmark = pytest.mark.slow  # builds and scores tables end to end
+
 
 def kprofile(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

@@ -16,6 +16,8 @@ from kprofile.core.metric import resolve_metric
 from kprofile.inputs.load import load_inputs
 from kprofile.render.charts import draw_importance_param, importance_top
 
+pytestmark = pytest.mark.slow  # matplotlib draws and compares charts
+
 
 def _size(png: bytes) -> tuple[int, int]:
     """Width and height from a PNG's IHDR chunk."""

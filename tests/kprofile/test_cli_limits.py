@@ -307,6 +307,7 @@ def test_cover_ranges_and_budget_matrices_are_bounded(
 # --------------------------------------------------------------------- memory
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 def test_an_input_too_big_for_the_memory_is_exit_2_never_exit_3(
     tmp_path: Path,
 ) -> None:

@@ -24,6 +24,8 @@ from support import run, sections
 
 from kprofile.render.cells import cell, column_cells
 
+pytestmark = pytest.mark.slow  # the console script on extreme values
+
 EXTREMES = [1e308, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308 / 3, 1.0]
 EXTREMES += [4e-320]
 LOWER, HIGHER = "met (ms)", "throughput (GElems/s)"

@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 from support import BIN
 
+pytestmark = pytest.mark.slow  # real Ctrl-C during solves
+
 
 def hard_cover(path: Path) -> Path:
     """200 shapes x 500 configs, each config within tol on a random 9% of the shapes:

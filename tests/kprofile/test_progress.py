@@ -7,7 +7,10 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from support import BIN, RESULTS, in_terminal
+
+pytestmark = pytest.mark.slow  # a real terminal (pty) for the progress display
 
 FILES = [
     str(RESULTS / "run1" / f) for f in ("M8_N7168_K2048.pkl", "M4096_N4096_K4096.pkl")

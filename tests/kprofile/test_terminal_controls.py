@@ -22,6 +22,10 @@ from support import in_terminal, run
 
 from tuning_codegen.errors import CONTROLS
 
+pytestmark = (
+    pytest.mark.slow
+)  # planted sequences through every view and format (a matrix)
+
 PLANT = "\x1b[2J|\x1b]0;title\x07|\x1b[1A\x1b[2K|\u202e|\x9b|\x7f"
 SHOWN = r"\x1b[2J|\x1b]0;title\x07|\x1b[1A\x1b[2K|\u202e|\x9b|\x7f"
 SGR = re.compile(r"\x1b\[[0-9;]*m")  # rich's own styles, with --color always

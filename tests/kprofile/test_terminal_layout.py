@@ -14,6 +14,8 @@ from support import MANIFEST, RESULTS, in_terminal, run
 
 from kprofile.render.cells import cell
 
+pytestmark = pytest.mark.slow  # every table at every terminal width (a matrix)
+
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 PARAMS = {
     "BM": (64, 128, 256),

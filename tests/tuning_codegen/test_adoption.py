@@ -15,6 +15,8 @@ from support import BIN, PROJECT
 
 from tuning_codegen.annotate import escape_data, escape_property
 
+pytestmark = pytest.mark.slow  # the installed console script in a Bazel-style workspace
+
 TOOL = str(BIN / "tuning-codegen")
 
 

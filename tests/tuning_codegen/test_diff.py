@@ -1,4 +1,4 @@
-"""Issue 17 items 6 and 10: ``--check`` diffs that ``git apply`` and ``patch`` accept,
+"""``--check`` diffs that ``git apply`` and ``patch`` accept,
 computed in time that grows with the change (the figure: ``bench/bench_check.py``).
 
 Lines are what git splits (LF only), so a form feed, a lone CR or U+2028 in a target

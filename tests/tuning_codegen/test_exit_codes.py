@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from support import BIN, FIXTURES, SCRIPT
 
+pytestmark = pytest.mark.slow  # closed pipes and memory limits on real processes
+
 KPROFILE = str(BIN / "kprofile")
 
 
@@ -35,7 +37,9 @@ def test_a_closed_pipe_keeps_each_codes_meaning(codegen_repo: Any) -> None:
     assert into_a_closed_pipe([SCRIPT, "--check"], root) == 1  # stale: the diff is lost
     assert into_a_closed_pipe([SCRIPT, "--list"], root) == 0
     codegen_repo.registry.write_text("tables: [1\n")
-    assert into_a_closed_pipe([SCRIPT, "--check"], root) == 2  # bad input: the line is lost
+    assert (
+        into_a_closed_pipe([SCRIPT, "--check"], root) == 2
+    )  # bad input: the line is lost
     assert into_a_closed_pipe([SCRIPT, "--nope"], root) == 2
 
 
@@ -66,6 +70,7 @@ def limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @pytest.mark.parametrize("args", [["--check"], []])
 def test_a_manifest_too_big_for_the_memory_is_named_exit_2(
     git_repo: Path, args: list[str]

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from support import REG, install_published, published_config, status_line
 
+pytestmark = pytest.mark.slow  # pre-commit builds the published hook's environment
+
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"
 MOJO = "kernels/tuning_configs.mojo"
 REGENERATE = "regenerate tuning tables"

@@ -1,4 +1,4 @@
-"""Issue 17 items 1 and 2: the hook judges the commit (the index), not the working tree,
+"""The hook judges the commit (the index), not the working tree,
 and file names are file names. Every test commits through real ``git commit`` with real
 ``pre-commit`` running the published hooks' fields (``support.install``).
 
@@ -24,6 +24,10 @@ from typing import Any
 
 import pytest
 from support import REG, Hooked, env_for, install, project_hooks, status_line
+
+pytestmark = (
+    pytest.mark.slow
+)  # real commits through pre-commit, submodules, sparse checkouts
 
 REGENERATE = project_hooks()["tuning-codegen"]["name"]
 CHECK = project_hooks()["tuning-codegen-check"]["name"]

@@ -8,7 +8,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import REG, SCRIPT, install_published, published_config, status_line
+
+pytestmark = pytest.mark.slow  # pre-commit builds the published hook's environment
 
 MOJO = "kernels/tuning_configs.mojo"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"

@@ -1,4 +1,4 @@
-"""Item 8: a commit deleting or renaming a registered file fails, through real pre-commit.
+"""A commit deleting or renaming a registered file fails, through real pre-commit.
 
 pre-commit passes a hook only the files a commit adds or modifies; the published hooks
 run with ``always_run: true`` and ``--hook``, which checks that every registered path
@@ -16,6 +16,8 @@ import pytest
 from support import REG, install, project_hooks, status_line
 
 from tuning_codegen.cli import main
+
+pytestmark = pytest.mark.slow  # commits through real pre-commit, one per case
 
 REGENERATE = project_hooks()["tuning-codegen"]["name"]
 CHECK = project_hooks()["tuning-codegen-check"]["name"]

@@ -1,4 +1,4 @@
-"""Items 1 and 12: which files tuning-codegen reads and writes, in real repositories.
+"""Which files tuning-codegen reads and writes, in real repositories.
 
 Symlinked targets are written through (the link stays); anything that is not a regular
 file, too large, inside ``.git`` or read-only is refused with one line, exit 2, and

@@ -1,8 +1,8 @@
-"""Items 9, 10 and 11: inputs that are not what they seem.
+"""Inputs that are not what they seem.
 
-- Registry discovery never leaves the repository (item 9).
-- Placeholder values are scalars (item 10).
-- Snippets: every ``[@`` is a placeholder; not empty; BOM and CR handled (item 11).
+- Registry discovery never leaves the repository.
+- Placeholder values are scalars, free of controls and invisible characters.
+- Snippets: every ``[@`` is a placeholder; not empty; BOM and CR handled.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tuning_codegen.manifest import parse_manifest
 from tuning_codegen.render import render_region
 from tuning_codegen.snippet import parse_snippet
 
-# --- item 9: discovery stops at the repository root ---------------------------------
+# --- discovery stops at the repository root ---------------------------------
 
 
 def test_registry_planted_above_a_folder_outside_any_repository_is_not_used(
@@ -64,7 +64,7 @@ def test_registry_symlinked_from_outside_the_repository_is_not_used(
     )
 
 
-# --- item 10: placeholder values are scalars -------------------------------------------
+# --- placeholder values are scalars -------------------------------------------
 
 VALUES = [
     ("[1, 2]", "a list"),
@@ -170,7 +170,7 @@ def test_set_value_in_a_repository_names_entry_and_key(
     assert codegen_repo.snapshot() == before
 
 
-# --- item 11: snippets ---------------------------------------------------------------
+# --- snippets ---------------------------------------------------------------
 
 BAD_SNIPPETS = [
     ("f([@M)\n", 1, "'[@M)' is not a placeholder"),

@@ -1,9 +1,9 @@
-"""Items 2 and 4: nothing a user writes can break the markers of a target.
+"""Nothing a user writes can break the markers of a target.
 
 - A value, source label or indent is one line and holds no marker of any table
-  sharing the target (item 2); the last guard re-finds every region in the new text.
-- A marker line is a comment line of the target's language (item 4).
-- Item 3 (regions that nest, overlap or share lines): test_integrity_regions.py.
+  sharing the target; the last guard re-finds every region in the new text.
+- A marker line is a comment line of the target's language.
+- Regions that nest, overlap or share lines: test_integrity_regions.py.
 
 Every case runs in the four-table repository of ``conftest.py`` with two tables made
 stale, and checks that no file changed.
@@ -185,7 +185,7 @@ def test_last_guard_finds_a_marker_doubled_by_generated_text() -> None:
     ]
 
 
-# --- item 4: marker lines are comment lines -----------------------------------------
+# --- marker lines are comment lines -----------------------------------------
 
 
 @pytest.mark.parametrize(

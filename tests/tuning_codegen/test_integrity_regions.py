@@ -1,4 +1,4 @@
-"""Item 3: the regions of one target never nest, overlap or share marker lines.
+"""The regions of one target never nest, overlap or share marker lines.
 
 Detected when the registry's tables are planned, whichever of them are selected,
 and reported with both tables, the target and the lines; nothing is written. Two
@@ -21,7 +21,7 @@ def repo(codegen_repo: object) -> object:
     return make_stale(codegen_repo)
 
 
-# --- item 3: regions of one target never share lines, nest or overlap ---------------
+# --- regions of one target never share lines, nest or overlap ---------------
 
 SM100 = ("# BEGIN-TUNING-LIST-SM100-BF16", "# END-TUNING-LIST-SM100-BF16")
 SM90 = ("# BEGIN-TUNING-LIST-SM90-FP8", "# END-TUNING-LIST-SM90-FP8")

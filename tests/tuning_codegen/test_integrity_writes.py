@@ -1,4 +1,4 @@
-"""Items 5 and 6: writes that fail, processes that are killed, runs that race.
+"""Writes that fail, processes that are killed, runs that race.
 
 All with real processes: an unwritable folder (permission bits enforced by dropping
 CAP_DAC_OVERRIDE as root, ``support.unprivileged``), a file size limit (``EFBIG``, as a
@@ -23,6 +23,8 @@ from support import PY, SCRIPT, SMALL, unprivileged
 
 from tuning_codegen.errors import InputError
 from tuning_codegen.transaction import Transaction
+
+pytestmark = pytest.mark.slow  # kill -9 at any moment, concurrent runs
 
 MOJO = "kernels/tuning_configs.mojo"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"

@@ -1,8 +1,8 @@
-"""Items 13 and 15: YAML that is hostile, and messages that stay one line.
+"""YAML that is hostile, and messages that stay one line.
 
-- YAML is bounded: aliases, merge keys, nesting, self-reference (item 13), for every
+- YAML is bounded: aliases, merge keys, nesting, self-reference, for every
   YAML file either tool reads.
-- Messages are one line with a line number and readable keys (item 15).
+- Messages are one line with a line number and readable keys.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import parse_manifest
 from tuning_codegen.yamlbounds import node_budget
 
-# --- item 13: bounded YAML ---------------------------------------------------------------
+# --- bounded YAML ---------------------------------------------------------------
 
 LAUGHS = "".join(
     f"{a}: &{a} [{', '.join([f'*{b}'] * 10)}]\n" for a, b in zip("bcdefg", "abcdef")
@@ -107,7 +107,7 @@ def test_bomb_in_registry_and_for_kprofile(
     assert "bomb.yaml]: line 6: invalid YAML: aliases expand it" in done.stderr
 
 
-# --- item 15: one line, a line number, readable keys ---------------------------------------
+# --- one line, a line number, readable keys ---------------------------------------
 
 
 def test_nul_byte_is_one_line_with_its_line(

@@ -1,4 +1,4 @@
-"""Item 14: a bug is not a user mistake. One line, exit 3; the traceback on request.
+"""A bug is not a user mistake. One line, exit 3; the traceback on request.
 
 The bug is planted in a real subprocess (a module function replaced by one that raises
 before ``main`` runs), so the console scripts' real error path is what is tested.
@@ -16,6 +16,8 @@ import pytest
 
 from tuning_codegen.clirun import run_command, traceback_variable
 from tuning_codegen.errors import EXIT_INTERNAL_ERROR
+
+pytestmark = pytest.mark.slow  # planted bugs in real processes
 
 PLANT_CODEGEN = """\
 import sys

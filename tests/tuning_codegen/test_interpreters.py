@@ -1,4 +1,4 @@
-"""Issue 17 item 9: the hook (the base install) runs on Python 3.10 to 3.13, and both
+"""The hook (the base install) runs on Python 3.10 to 3.13, and both
 commands answer ``--version``.
 
 For each interpreter the machine has under ``~/.pyenv/versions``: a virtual
@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 import yaml
 from support import BIN, PROJECT, env_for, local_hook, project_hooks, status_line
+
+pytestmark = pytest.mark.slow  # builds the hook under every Python here
 
 PYENV = Path.home() / ".pyenv" / "versions"
 WANTED = ("3.10", "3.11", "3.12", "3.13")

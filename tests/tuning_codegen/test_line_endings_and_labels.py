@@ -1,4 +1,4 @@
-"""Issue 17 item 10: a target with CR line endings is split as the reference splits it
+"""A target with CR line endings is split as the reference splits it
 (not "marker not on a comment line"), and a bad ``--source-label`` or marker is
 blamed on itself, not on the manifest's first entry. Through the installed script."""
 

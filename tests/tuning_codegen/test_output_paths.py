@@ -1,4 +1,4 @@
-"""Issue 17 items 3 and 7, issue 19 item 6: what the output formats print.
+"""What the output formats print.
 
 - every path printed (diff headers, ``regenerated PATH``, ``--list``, errors, workflow
   commands) is quoted as git quotes it when it holds a control character, so a path

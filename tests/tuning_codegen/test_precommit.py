@@ -44,9 +44,9 @@ def test_published_hooks_are_declared_as_the_issue_asks() -> None:
         assert hook["language"] == "python"
         assert hook["require_serial"] is True
         assert hook.get("pass_filenames", True) is True
-        # pre-commit passes no deleted file: the hook must run anyway (issue #8)
+        # pre-commit passes no deleted file: the hook must run anyway
         assert hook["always_run"] is True
-        # commit time only: what is committed is the index (issue #17)
+        # commit time only: what is committed is the index
         assert hook["stages"] == ["pre-commit", "pre-merge-commit", "manual"]
         assert hook["minimum_pre_commit_version"] == "3.2.0"
     # no "--" at the end: pre-commit puts a user's args: after the entry, and they
@@ -241,6 +241,7 @@ def try_repo_run(
     return repo, before, done.stdout, done.returncode
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 def test_try_repo_runs_both_published_hooks(
     try_repo_run: tuple[Any, dict[str, bytes], str, int],
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -126,6 +127,7 @@ def outside_regions(text: str, count: int) -> list[str]:
     return kept
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=60, deadline=None)
 @given(data=st.data(), count=st.integers(1, 3))
 def test_regenerating_twice_is_once_and_outside_bytes_never_change(

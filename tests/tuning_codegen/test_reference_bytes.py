@@ -1,4 +1,4 @@
-"""Issue 17 item 5: the bytes the reference tool writes, on every input both accept.
+"""The bytes the reference tool writes, on every input both accept.
 
 From reading the reference (Modular's ``tuning_codegen.py``): it reads the snippet in
 text mode (CRLF and CR become LF), loads the manifest with ``yaml.safe_load`` and makes
@@ -26,6 +26,8 @@ from support import BIN, examples
 from tuning_codegen.manifest import Entry, parse_manifest
 from tuning_codegen.render import render_region
 from tuning_codegen.snippet import parse_snippet
+
+pytestmark = pytest.mark.slow  # the reference's bytes, property runs and the command
 
 TOOL = str(BIN / "tuning-codegen")
 HEAD = "        # Automatically generated from [m.yaml]\n        # index: [{}]\n"

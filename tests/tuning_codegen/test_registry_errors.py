@@ -105,11 +105,15 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "table-not-a-mapping",
         whole("tables:\n  - just a string\n"),
-        [f"{REG}:2: error: each table must be a mapping, got the scalar 'just a string'"],
+        [
+            f"{REG}:2: error: each table must be a mapping, got the scalar 'just a string'"
+        ],
     ),
     (
         "table-a-set",  # a mapping node with another tag: before, an internal error
-        whole("tables:\n  - !!set {name: x, manifest: m.yaml, snippet: s, target: t, begin_marker: B, end_marker: E}\n"),
+        whole(
+            "tables:\n  - !!set {name: x, manifest: m.yaml, snippet: s, target: t, begin_marker: B, end_marker: E}\n"
+        ),
         [f"{REG}:2: error: each table must be a mapping, got a !!set"],
     ),
     (
@@ -149,12 +153,16 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     (
         "unknown-top-level-key",
         lambda text: text.replace("tables:\n", "table:\n", 1),
-        [f"{REG}:2: error: unknown top-level key 'table' (expected 'tables', and optionally 'defaults')"],
+        [
+            f"{REG}:2: error: unknown top-level key 'table' (expected 'tables', and optionally 'defaults')"
+        ],
     ),
     (
         "empty-file",
         whole(""),
-        [f"{REG}: error: expected a mapping with a 'tables' list, got an empty document"],
+        [
+            f"{REG}: error: expected a mapping with a 'tables' list, got an empty document"
+        ],
     ),
     (
         "invalid-yaml",

@@ -1,8 +1,10 @@
-"""Issue 17 items 4, 7 and 10: real signals to real processes, locks held by another
-process, a read-only file system, and the revisions ``--since`` is given.
+"""Real signals to real processes, locks held by another process, a read-only file
+system, and the revisions ``--since`` is given.
 
-- every terminating signal (HUP, INT, QUIT, TERM) between the first and the last
-  rename waits for the renames: both targets new, exit 128 + N; sent at any moment,
+- every signal whose default action ends the process (each class: HUP, INT, QUIT,
+  TERM, USR1/2, timers, resource limits, I/O, power, real-time), between the first and
+  the last rename, waits for the renames; a fault sent then (SEGV, BUS, ABRT ...) ends
+  the run once they are done: both targets new, exit 128 + N; sent at any moment,
   the two targets are both old or both new, never one of each;
 - Ctrl-C anywhere exits 130 with one line (before, click's 'aborted', exit 2);
 - a lock held elsewhere: one line after a second naming the holder's pid, a clean
@@ -28,6 +30,8 @@ from typing import Any
 import pytest
 from support import PY, SCRIPT, SMALL
 from support import run_codegen as run
+
+pytestmark = pytest.mark.slow  # real signals at random moments, lock timeouts
 
 MOJO = "kernels/tuning_configs.mojo"
 BF16 = "kernels/tuning_table_sm100_bf16.yaml"

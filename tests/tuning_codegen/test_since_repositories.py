@@ -1,4 +1,4 @@
-"""Item 7: ``--since`` asks the repository that holds the registry, and every git
+"""``--since`` asks the repository that holds the registry, and every git
 failure is one clean line with exit 2 (never a GitPython traceback).
 
 Real repositories: a shallow clone missing REF, a bare repository, a registry named

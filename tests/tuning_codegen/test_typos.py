@@ -1,4 +1,4 @@
-"""Issue 17 item 8: a warning for a key that looks like a typo of a placeholder.
+"""A warning for a key that looks like a typo of a placeholder.
 
 It fires on a key the entry writes itself, used by no placeholder, close to one the
 entry does not set (left to a merge key, or missing); it stays silent on the tables

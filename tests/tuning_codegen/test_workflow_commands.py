@@ -39,6 +39,7 @@ def lay_out(root: Path, form: str, index: int) -> str:
     return f"{rel}/t ##[error]x.py"
 
 
+@pytest.mark.slow  # every command form through every format and mode (a matrix)
 @pytest.mark.parametrize("index", range(len(FORMS)))
 @pytest.mark.parametrize("fmt", ["text", "github", "json"])
 def test_no_output_of_any_format_forms_a_command(

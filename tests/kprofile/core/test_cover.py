@@ -23,6 +23,8 @@ from kprofile.core.cover import (
 )
 from kprofile.core.metric import Metric
 
+pytestmark = pytest.mark.slow  # HiGHS solves
+
 # ------------------------------------------------------------------ known answers
 
 # (coverage per config, number of shapes, expected chosen configs in output order)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from cover_support import PARAMS, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -90,6 +91,7 @@ def grids(draw: st.DrawFn) -> tuple[pd.DataFrame, float]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+@pytest.mark.slow  # a property run, or a real process under a limit
 @given(grids())
 def test_properties_on_random_grids(case: tuple[pd.DataFrame, float]) -> None:
     df, tol = case

@@ -24,6 +24,8 @@ from kprofile.core.cover_solver import (
     undominated,
 )
 
+pytestmark = pytest.mark.slow  # HiGHS solves against brute force
+
 INF = math.inf
 
 Column = set[int] | dict[int, float]
@@ -284,6 +286,7 @@ def problems(draw: st.DrawFn) -> CoverProblem:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+@pytest.mark.slow  # a property run, or a real process under a limit
 @given(problems())
 def test_exact_matches_brute_force(p: CoverProblem) -> None:
     size, loss, low, tables = brute_force(p)

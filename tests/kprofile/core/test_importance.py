@@ -23,6 +23,8 @@ from kprofile.core.values import value_label
 from kprofile.errors import KprofileError
 from kprofile.sinks.files import plot_importance
 
+pytestmark = pytest.mark.slow  # matplotlib draws the importance charts
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 

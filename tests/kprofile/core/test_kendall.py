@@ -40,6 +40,7 @@ def brute_tau_b(x: list[float], y: list[float]) -> float:
 values = st.one_of(st.integers(0, 4).map(float), st.just(math.nan), st.just(math.inf))
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(values, st.integers(0, 6).map(float)), max_size=40))
 def test_tau_b_matches_brute_force(pairs: list[tuple[float, float]]) -> None:

@@ -23,6 +23,8 @@ from kprofile.core.portfolio_search import lagrangian, prune
 from kprofile.core.portfolio_solver import solve_budget
 from kprofile.core.score import NO_RUN, SCORED
 
+pytestmark = pytest.mark.slow  # HiGHS solves
+
 RATIOS = [1.0, 1.01, 1.03, 1.1, 1.5, 2.0, math.inf]
 #: Far more than these small tables need: a search that stalls fails, never hangs.
 LIMIT = 20.0

@@ -90,6 +90,7 @@ def _check_common(found: Any, expected: Any, rows: np.ndarray) -> None:
     st.sampled_from(sorted(SELECTIONS)),
     AMOUNTS,
 )
+@pytest.mark.slow  # a property run, or a real process under a limit
 def test_every_group_is_selected_as_it_would_be_alone(
     kb_write: Callable[..., Path],
     rows: list[dict[str, Any]],

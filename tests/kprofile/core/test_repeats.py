@@ -60,6 +60,7 @@ def runs(draw: st.DrawFn) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=examples(400))
 @given(runs(), st.sampled_from(["median", "min", "mean"]))
 def test_combine_equals_per_group_numpy(df: pd.DataFrame, how: Aggregate) -> None:
@@ -138,6 +139,7 @@ def noise_by_hand(df: pd.DataFrame, how: Aggregate) -> dict[str, tuple[int, int,
     return out
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=examples(400))
 @given(runs(), st.sampled_from(["median", "min", "mean"]))
 def test_noise_equals_a_computation_by_hand(df: pd.DataFrame, how: Aggregate) -> None:

@@ -76,6 +76,7 @@ def cases(
     return pd.DataFrame(rows), entries, draw(st.booleans())
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=examples(500))
 @given(cases())
 def test_score_equals_an_independent_computation(

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # peak memory of real streams in child processes
+
 CHILD = """
 import bz2, gzip, io, json, lzma, resource, sys
 from kprofile.inputs.pickles import compressed

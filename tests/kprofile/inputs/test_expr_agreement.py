@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +92,7 @@ def _columns(text: str, table: dict[str, list[Any]]) -> list[bool] | str:
         return str(exc)
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(EXPRESSIONS, tables())
 def test_rules_and_query_semantics_agree(text: str, table: dict[str, Any]) -> None:

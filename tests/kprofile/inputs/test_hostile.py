@@ -14,6 +14,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # hostile spec grids, queries and CSVs at their bounds
+
 RUNNER = """
 import json, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))

@@ -23,6 +23,8 @@ from kprofile.inputs.pickles import RefusedPickle, decode_pickle
 from kprofile.inputs.pickles.names import resolve
 from kprofile.inputs.pickles.records import Call
 
+pytestmark = pytest.mark.slow  # every hostile pickle in a capped child process
+
 TESTS = Path(__file__).parents[2]
 ROOT = TESTS.parent
 GOOD = ROOT / "fixtures" / "results" / "run1" / "M8_N7168_K2048.pkl"

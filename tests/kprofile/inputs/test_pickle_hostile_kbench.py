@@ -14,6 +14,8 @@ import pytest
 
 from kprofile.inputs.pickles import RefusedPickle, decode_pickle
 
+pytestmark = pytest.mark.slow  # every hostile kbench pickle in a capped child process
+
 FIXTURES = Path(__file__).parents[3] / "fixtures"
 
 

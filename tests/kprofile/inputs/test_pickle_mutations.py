@@ -137,6 +137,7 @@ def worker() -> Iterator[Worker]:
     running.close()
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 def test_a_seeded_batch_of_mutations_never_crashes(
     tmp_path: Path, worker: Worker
 ) -> None:

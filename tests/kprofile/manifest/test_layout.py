@@ -221,6 +221,7 @@ def manifests(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow  # a property run, or a real process under a limit
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(manifests())
 def test_random_manifests_read_as_parse_manifest_reads_them(text: str) -> None:

@@ -15,6 +15,8 @@ from support import METRIC, PARAMS, RUN1, SHAPES, results_of, run, sections
 
 from tuning_codegen.manifest import load_manifest
 
+pytestmark = pytest.mark.slow  # HiGHS solves through the command
+
 COVER_01 = """\
 == cover: fewest configs within 0.1 of each shape's best ==
 method         exact (no smaller table exists)

@@ -17,6 +17,8 @@ from support import (
     sections,
 )
 
+pytestmark = pytest.mark.slow  # matplotlib draws the importance charts
+
 
 def test_importance_ranks_parameters_as_pandas_computes_them(
     demo: Path, capsys: pytest.CaptureFixture[str]

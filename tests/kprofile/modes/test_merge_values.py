@@ -27,6 +27,8 @@ from kprofile.cli import main
 from tuning_codegen.manifest import load_manifest
 from tuning_codegen.values import identical
 
+pytestmark = pytest.mark.slow  # subprocesses under several hash seeds
+
 UTC5 = dt.timezone(dt.timedelta(hours=5, minutes=30))
 AWKWARD: dict[str, Any] = {
     "INT": 7,

@@ -265,6 +265,7 @@ AMOUNT_OF = {
     st.data(),
     st.booleans(),
 )
+@pytest.mark.slow  # a property run, or a real process under a limit
 def test_every_view_of_every_group_shows_the_group_as_alone(
     kb_write: Callable[..., Path],
     rows: list[dict[str, Any]],

@@ -19,6 +19,8 @@ import pytest
 
 from kprofile.sinks.files import MAX_NAME_BYTES, safe_file_names, write_files
 
+pytestmark = pytest.mark.slow  # failing writes in real processes (RLIMIT, capabilities)
+
 PROJECT = Path(__file__).resolve().parents[3]
 
 

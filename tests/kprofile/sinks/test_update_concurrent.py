@@ -13,9 +13,12 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from support import BIN, FIXTURES
 
 from tuning_codegen.manifest import load_manifest
+
+pytestmark = pytest.mark.slow  # two real processes racing for one manifest
 
 MANIFEST = """\
 name: bench_matmul
