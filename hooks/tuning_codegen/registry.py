@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import yaml
 
@@ -46,7 +46,6 @@ from tuning_codegen.manifest import (
     MERGE_TAG,
     SEQ_TAG,
     compose_yaml,
-    construct_yaml,
     describe_key,
     describe_node,
 )
@@ -145,9 +144,9 @@ def _parse_registry(text: str, name: str) -> Registry:
     errors: list[InputError] = []
     tables: list[Table] = []
     lines: dict[str, int] = {}
-    for item, raw in zip(tables_node.value, _constructed(tables_node, name)):
+    for item in tables_node.value:
         try:
-            table = read_table(item, where, defaults, raw)
+            table = read_table(item, where, defaults)
         except InputError as exc:
             errors.append(exc)
             continue
@@ -171,18 +170,6 @@ def _parse_registry(text: str, name: str) -> Registry:
     if errors:
         raise InputErrors(errors)
     return Registry(name, where.root, tuple(tables), where.real)
-
-
-def _constructed(node: yaml.SequenceNode, name: str) -> list[Any]:
-    """Every table's value, constructed in one go; Nones (each table constructed on
-    its own, to report its own error) if any of them cannot be."""
-    try:
-        values = construct_yaml(node, name)
-    except InputError:
-        values = None
-    if not isinstance(values, list) or len(values) != len(node.value):
-        return [None] * len(node.value)
-    return values
 
 
 def _check_top_level(

@@ -129,11 +129,7 @@ def _check_keys(node: yaml.MappingNode, path: str) -> None:
         )
 
 
-def read_table(
-    node: yaml.Node, where: Where, defaults: Mapping[str, Any], raw: Any = None
-) -> Table:
-    """The table of ``node``; ``raw``: its value, if constructed already (the whole
-    list at once is cheaper than table by table)."""
+def read_table(node: yaml.Node, where: Where, defaults: Mapping[str, Any]) -> Table:
     path = where.path
     if not isinstance(node, yaml.MappingNode) or node.tag != MAP_TAG:
         raise InputError(
@@ -142,8 +138,7 @@ def read_table(
             line=node.start_mark.line + 1,
         )
     _check_keys(node, path)
-    if not isinstance(raw, dict):
-        raw = construct_yaml(node, path)
+    raw: dict[str, Any] = construct_yaml(node, path)
     label = f"table '{raw['name']}'" if isinstance(raw.get("name"), str) else "table"
     missing = [k for k in REQUIRED_KEYS if k not in raw]
     if missing:
