@@ -180,11 +180,13 @@ def compose_yaml(text: str, path: str) -> yaml.Node | None:
     return root
 
 
-def construct_yaml(node: yaml.Node, path: str) -> Any:
+def construct_yaml(
+    node: yaml.Node, path: str, constructor: Constructor | None = None
+) -> Any:
     """The value of ``node``; any value the loader cannot construct is an error at its
-    line (``yamlload.Constructor``)."""
+    line (``yamlload.Constructor``, or the one given, to reuse)."""
     try:
-        return construct(node)
+        return construct(node, constructor)
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, path) from None
     except yaml.YAMLError as exc:

@@ -67,6 +67,7 @@ from tuning_codegen.tablereader import (
     read_table,
 )
 from tuning_codegen.textio import read_text
+from tuning_codegen.yamlload import Constructor
 
 __all__ = [
     "REGISTRY_NAME",
@@ -138,7 +139,7 @@ def _parse_registry(text: str, name: str) -> Registry:
     root_node = compose_yaml(text, name)
     folder = os.path.dirname(os.path.realpath(name))
     root = find_git_root(folder) or folder
-    where = Where(name, folder, root, RealPaths(), {}, os.getcwd(), {})
+    where = Where(name, folder, root, RealPaths(), {}, os.getcwd(), {}, Constructor())
     tables_node, defaults_node = _check_top_level(root_node, name)
     defaults = read_defaults(defaults_node, name)
     errors: list[InputError] = []

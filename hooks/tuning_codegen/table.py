@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
@@ -69,14 +70,20 @@ def default_source_label(manifest: str) -> str:
     return os.path.basename(manifest)
 
 
+_UNSAFE = re.compile(
+    f"[{re.escape(LINE_BREAKS + ''.join(sorted(UNSAFE_IN_SOURCE)))}\udc80-\udcff]"
+)
+
+
 def unsafe_text(text: str) -> str | None:
     """What in ``text`` must not reach a line of source or of output, if anything."""
-    for char in text:
-        if char in LINE_BREAKS or char in UNSAFE_IN_SOURCE:
-            return describe_unsafe(char)
-        if "\udc80" <= char <= "\udcff":  # a file name's byte, not UTF-8 text
-            return f"a byte that is not UTF-8 (0x{ord(char) - 0xDC00:02x})"
-    return None
+    found = _UNSAFE.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    if "\udc80" <= char <= "\udcff":  # a file name's byte, not UTF-8 text
+        return f"a byte that is not UTF-8 (0x{ord(char) - 0xDC00:02x})"
+    return describe_unsafe(char)
 
 
 def _comment_problems(table: Table) -> list[tuple[str, str]]:

@@ -28,10 +28,12 @@ from tuning_codegen.table import (
     setting_problems,
     unsafe_text,
 )
+from tuning_codegen.yamlload import Constructor
 
 REQUIRED_KEYS = ("name", "manifest", "snippet", "target", "begin_marker", "end_marker")
 OPTIONAL_KEYS = ("snippet_variants", "source_label", "indent", "language", "format")
 KNOWN_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+_KNOWN = frozenset(KNOWN_KEYS)
 DEFAULT_KEYS = ("indent", "language", "format")
 TOP_LEVEL_KEYS = ("tables", "defaults")
 INDENT_MARKER = "marker"
@@ -49,6 +51,7 @@ class Where(NamedTuple):
     real: dict[str, str]
     cwd: str  # asked once: every path is shown relative to it
     placed: dict[str, tuple[str, str, str | None]]  # value -> shown, real, problem
+    constructor: Constructor  # one for every table: scalars worked out once
 
 
 def read_defaults(node: yaml.Node | None, path: str) -> dict[str, Any]:
@@ -108,7 +111,7 @@ def _check_keys(node: yaml.MappingNode, path: str) -> None:
     for key, _ in node.value:
         if key.tag == MERGE_TAG:
             raise merge_key_error(key, path, "in a table")
-        if isinstance(key, yaml.ScalarNode) and key.value in KNOWN_KEYS:
+        if isinstance(key, yaml.ScalarNode) and key.value in _KNOWN:
             continue
         import difflib  # only when a key is wrong: keeps the hook's start-up small
 
@@ -138,7 +141,7 @@ def read_table(node: yaml.Node, where: Where, defaults: Mapping[str, Any]) -> Ta
             line=node.start_mark.line + 1,
         )
     _check_keys(node, path)
-    raw: dict[str, Any] = construct_yaml(node, path)
+    raw: dict[str, Any] = construct_yaml(node, path, where.constructor)
     label = f"table '{raw['name']}'" if isinstance(raw.get("name"), str) else "table"
     missing = [k for k in REQUIRED_KEYS if k not in raw]
     if missing:

@@ -126,11 +126,12 @@ def _resolver(kind: type[yaml.SafeLoader]) -> Any:
     return _RESOLVERS[kind]
 
 
-def construct(node: yaml.Node) -> Any:
+def construct(node: yaml.Node, constructor: Constructor | None = None) -> Any:
     """The Python value of ``node``, as ``yaml.safe_load`` constructs it; a value that
-    cannot be constructed is a ``ConstructorError`` at its node."""
+    cannot be constructed is a ``ConstructorError`` at its node. ``constructor``: one
+    to reuse (the tables of a registry: its scalars are worked out once)."""
     try:
-        return Constructor().construct_document(node)
+        return (constructor or Constructor()).construct_document(node)
     except yaml.YAMLError:
         raise
     except Exception as exc:  # KeyError (!!bool 1), AttributeError (!!timestamp x)
