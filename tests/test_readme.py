@@ -95,3 +95,20 @@ def test_readme_is_short_and_links_every_docs_page() -> None:
     assert len(text.encode()) <= MAX_README_BYTES
     for page in sorted((ROOT / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in text, page.name
+
+
+def test_every_install_line_installs_from_a_clone_or_a_git_url() -> None:
+    """The project is on no package index: an install line naming it must point at
+    a clone (a path) or at a git URL, never at the bare name ``kprofile``."""
+    docs = [README, *sorted((ROOT / "docs").glob("*.md"))]
+    found = [
+        (doc.name, match.group(1))
+        for doc in docs
+        for match in re.finditer(r"pip install ([^\n`]*)", doc.read_text())
+    ]
+    assert len(found) >= 3, found
+    for name, args in found:
+        for arg in args.split():
+            arg = arg.strip("'\"")
+            if arg.startswith("kprofile"):  # a name: the index has none of that name
+                assert " @ git+" in args, (name, args)
