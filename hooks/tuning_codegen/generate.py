@@ -37,6 +37,7 @@ from tuning_codegen.sources import (
 from tuning_codegen.splice import (
     BOM,
     Markers,
+    Region,
     inside,
     line_ending,
     locate,
@@ -166,22 +167,21 @@ def _snippet(files: Files, path: str, markers: MarkerSet) -> str:
 
 
 def plan_target(
-    real: str, group: list[Table], others: list[Table], files: Files
+    real: str,
+    group: list[Table],
+    others: list[Table],
+    files: Files,
+    *,
+    guard: bool = True,
 ) -> TargetUpdate:
+    """``group``'s new regions in their target; ``guard``: find every region again in
+    the new text (the last check before a write; ``--list`` writes nothing)."""
     shown = group[0].target
     everyone = [*group, *others]
     forbidden = MarkerSet()
     for table in everyone:
         forbidden.add(table.markers())
-    located: list[InputError] = []  # reported after the tables' own errors
-    old, regions = "", []
-    try:
-        old = files.text(shown)
-        regions = locate(old, markers_of(everyone), shown)
-    except InputErrors as exc:
-        located.extend(exc.errors)
-    except InputError as exc:
-        located.append(exc)
+    old, regions, located = _located(files, everyone, shown)
     lines = split_lines(old)
     begins = {r.table: lines[r.begin] for r in regions}
     insides: dict[str, str] = {}
@@ -206,14 +206,43 @@ def plan_target(
             _format_target(shown, real),
         )
     new = splice_insides(old, regions, insides)
-    check_regions_intact(new, everyone, shown)
+    if guard:
+        check_regions_intact(new, everyone, shown)
+    stale = _stale(lines, everyone, regions, insides)
+    return TargetUpdate(shown, old, new, tuple(group), stale, real, insides)
+
+
+def _located(
+    files: Files, everyone: list[Table], shown: str
+) -> tuple[str, list[Region], list[InputError]]:
+    """The target's text, its regions, and the errors finding them (reported after
+    the tables' own errors)."""
+    located: list[InputError] = []
+    old, regions = "", []
+    try:
+        old = files.text(shown)
+        regions = locate(old, markers_of(everyone), shown)
+    except InputErrors as exc:
+        located.extend(exc.errors)
+    except InputError as exc:
+        located.append(exc)
+    return old, regions, located
+
+
+def _stale(
+    lines: list[str],
+    everyone: list[Table],
+    regions: list[Region],
+    insides: dict[str, str],
+) -> tuple[Table, ...]:
+    """The tables whose region's text differs from its new inside."""
     stale = []
     for table, region in zip(everyone, regions):
         if table.name in insides:
             newline = line_ending(lines[region.begin])
             if inside(lines, region) != insides[table.name].replace("\n", newline):
                 stale.append(table)
-    return TargetUpdate(shown, old, new, tuple(group), tuple(stale), real, insides)
+    return tuple(stale)
 
 
 def _marker_indent(line: str) -> str:

@@ -50,7 +50,7 @@ def _statuses(
         real = real_of(group[0].target)
         rest = others.get(key, [])
         try:
-            update = plan_target(real, group, rest, files)
+            update = plan_target(real, group, rest, files, guard=False)
         except (InputError, InputErrors):
             found.update(
                 (s.table.name, s) for s in _one_by_one(real, group, rest, files)
@@ -87,7 +87,7 @@ def _one_by_one(
     if good:
         bad = [t for t in group if t.name in failed]
         try:
-            update = plan_target(real, good, [*rest, *bad], files)
+            update = plan_target(real, good, [*rest, *bad], files, guard=False)
             stale = {t.name for t in update.stale_tables}
         except (InputError, InputErrors) as exc:
             first = exc.errors[0] if isinstance(exc, InputErrors) else exc

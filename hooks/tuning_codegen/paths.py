@@ -165,7 +165,7 @@ def placement_problem(given: str, root: str, real: str | None = None) -> str | N
     """Why the registered path ``given`` (absolute, normalized; ``real`` resolved)
     may not be used."""
     real = os.path.realpath(given) if real is None else real
-    if _parts_below(real, root) is None:
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
         return f"resolves outside the repository ({root})"
     if inside_git_folder(given, root) or inside_git_folder(real, root):
         return "is inside the repository's .git folder"
