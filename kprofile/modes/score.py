@@ -35,6 +35,7 @@ from kprofile.core.score import (
 from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
+from kprofile.modes.gate import gate
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
@@ -49,6 +50,7 @@ class ScoreRequest(NamedTuple):
     sources: tuple[str, ...] = ()  # the result files, as the facts name them
     fail_above: float | None = None  # the gate: fail when the geomean is above it
     verbose: bool = False  # every shape's ratio too
+    allow_failed: bool = False  # the gate: shapes without a run are not failures
 
 
 def run(request: ScoreRequest) -> ModeResult:
@@ -64,7 +66,9 @@ def run(request: ScoreRequest) -> ModeResult:
     tail = dispatch_facts(scored)
     failed = None
     if request.fail_above is not None:
-        verdict, failed = gate(scored.score, request.fail_above)
+        verdict, failed = gate(
+            scored.score, request.fail_above, allow_failed=request.allow_failed
+        )
         tail += (("fail above", verdict),)
     sections = score_sections(
         scored.score,
@@ -99,20 +103,6 @@ def measured_results(
         )
     except KprofileError as exc:
         raise usage_error(f"{flag}: {exc.message}") from None
-
-
-def gate(score: Score, limit: float) -> tuple[str, str | None]:
-    """``--fail-above``: the fact it shows, and why the run fails (None: it passes)."""
-    if not score.scored:
-        return f"{limit:g}: fail (no shape scored)", (
-            f"fail: no shape was scored, so --fail-above {limit:g} cannot pass"
-        )
-    if score.geomean > limit:
-        return f"{limit:g}: fail (the geomean ratio is above it)", (
-            f"fail: the geomean ratio {score.geomean:.6g} is above --fail-above "
-            f"{limit:g}"
-        )
-    return f"{limit:g}: pass", None
 
 
 def dispatch_facts(scored: TableScore) -> tuple[tuple[str, Any], ...]:

@@ -84,7 +84,7 @@ SCORE_MARKDOWN = """\
 - **not matched on**: -
 - **overlapping (first wins)**: 0
 - **ignored keys**: -
-- **fail above**: 1.05: pass
+- **fail above**: 1.05: pass (--allow-failed: 1 of 13 shapes without a ratio: 1 not measured, 0 no successful run)
 
 ### score: the 5 worst shapes, highest ratio first
 
@@ -147,7 +147,7 @@ def test_score_markdown_reads_as_a_pull_request_comment(
     code, out, err = run(
         capsys,
         *("--score", "table.yaml", "run_b.pkl"),
-        *("--format", "markdown", "--fail-above", "1.05"),
+        *("--format", "markdown", "--fail-above", "1.05", "--allow-failed"),
     )
     assert (code, out, err) == (0, SCORE_MARKDOWN, "")
 
@@ -264,13 +264,15 @@ def test_shapes_no_entry_covers_and_configs_never_measured_are_counted_apart(
 def test_fail_above_gates_on_the_geomean(
     heldout: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """With --allow-failed (run B's one crashed shape aside), the geomean decides."""
     build(capsys, "-p", "M,N,K", "-o", "table")
     code, out, _ = run(capsys, "--score", "table.yaml", "run_b.pkl", "--format", "json")
     geomean = sections(out)["score"]["facts"]["geomean ratio"]
     above = f"{geomean * 0.999:.6f}"
     code, out, err = run(
-        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", above
-    )
+        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", above,
+        "--allow-failed",
+    )  # fmt: skip
     assert code == 1
     assert out.startswith("== score: table.yaml")  # the report is printed all the same
     limit = f"{float(above):g}"
@@ -281,8 +283,9 @@ def test_fail_above_gates_on_the_geomean(
     )
     below = f"{geomean * 1.001:.6f}"
     code, _, err = run(
-        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", below
-    )
+        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", below,
+        "--allow-failed",
+    )  # fmt: skip
     assert (code, err) == (0, "")
 
 
