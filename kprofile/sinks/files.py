@@ -1,10 +1,11 @@
 """The files a mode produces (``-d`` CSVs, the ``-c`` heatmap, ``--plot`` charts): named
 safely and written all of them, or none.
 
-Through the code generator's one writer (``tuning_codegen.transaction.write_atomic``):
-every file is written in full beside its target and renamed only when all are
-complete; a rename failing midway puts back the files already replaced. A failed run
-leaves no half-written or 0-byte file behind, and one clean error names the file.
+Through ``kprofile.sinks.derived`` (the code generator's one writer, with a symbolic
+link at a file's name replaced rather than written through, and said): every file is
+written in full beside its name and renamed only when all are complete; a rename
+failing midway puts back the files already replaced. A failed run leaves no
+half-written or 0-byte file behind, and one clean error names the file.
 
 The CSVs are safe to open in a spreadsheet (OWASP's CSV-injection guidance): a text
 cell or column name that a spreadsheet would read as a formula, one starting with
@@ -32,7 +33,8 @@ from kprofile.core.values import plain
 from kprofile.errors import KprofileError
 from kprofile.progress import SILENT, Progress
 from kprofile.render import charts
-from tuning_codegen.transaction import MAX_NAME_BYTES, write_atomic
+from kprofile.sinks.derived import Written, write_derived
+from tuning_codegen.transaction import MAX_NAME_BYTES
 
 HEATMAP_NAME = "correlation.png"
 FORMULA_STARTS = "=+-@\uff1d\uff0b\uff0d\uff20"  # and their full-width forms
@@ -42,13 +44,14 @@ _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 _QUOTED = ',"\n\r'
 
 
-def write_files(files: Mapping[Path, bytes]) -> list[str]:
-    """Write ``files`` (path -> content); return the paths written, in order."""
-    return write_atomic(list(files.items()))
+def write_files(files: Mapping[Path, bytes]) -> Written:
+    """Write ``files`` (path -> content); the paths written, in order, and what to
+    say (a symbolic link replaced)."""
+    return write_derived(files)
 
 
-def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> list[str]:
-    """``-d``: each shape's table as ``<shape>.csv`` in ``out_dir``; the paths written.
+def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> Written:
+    """``-d``: each shape's table as ``<shape>.csv`` in ``out_dir``; what was written.
     Names are unique and at most 255 bytes (see ``safe_file_names``)."""
     folder = _existing_folder(out_dir)
     names = safe_file_names(list(tables), suffix=".csv", fallback="all")
@@ -103,17 +106,18 @@ def guard_cell(value: object) -> object:
     return value
 
 
-def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
+def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> Written:
     """``-c``: the matrix as an annotated heatmap, ``out_dir/correlation.png``."""
     folder = _existing_folder(out_dir)
     title = f"Kendall tau ({result.rows} runs, metric {metric.column})"
-    return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})[0]
+    return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})
 
 
 def plot_importance(
     result: ImportanceResult, out_dir: str | Path, *, progress: Progress = SILENT
-) -> list[str]:
-    """``--plot``: the PNG charts in ``out_dir`` (created if missing); their paths.
+) -> Written:
+    """``--plot``: the PNG charts in ``out_dir`` (created if missing); what was
+    written.
 
     ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
     value of that parameter, the worst and geometric-mean reachable ratio.
