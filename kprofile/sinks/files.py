@@ -14,6 +14,12 @@ space, or with a tab or a carriage return, is written with a leading ``'``. Numb
 are never changed, and neither is a text cell that spells a plain decimal number
 (``-1.5``, ``+2``, ``-3e-4``): a spreadsheet reads it as that number, which is no
 formula.
+
+A CSV is also read by people and logs (``cat``, a CI step): invisible and
+direction-changing characters, control characters (but the tab, CR and LF a field
+may hold, quoted) and the undecodable bytes of a file name are written as the escapes
+every other output shows (``\\u200b``, ``\\x1b``, ``\\udcff``), and nothing forms
+a GitHub workflow command (``tuning_codegen.printable.escape_commands``).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from kprofile.errors import KprofileError
 from kprofile.progress import SILENT, Progress
 from kprofile.render import charts
 from kprofile.sinks.derived import Written, write_derived
+from tuning_codegen.printable import CONTROLS, INVISIBLE, LINE_BREAKS, escape_commands
 from tuning_codegen.transaction import MAX_NAME_BYTES
 
 HEATMAP_NAME = "correlation.png"
@@ -42,6 +49,15 @@ CONTROL_STARTS = "\t\r"
 FORMULA_GUARD = "'"
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 _QUOTED = ',"\n\r'
+# What a CSV shows as an escape, spelled as one_line spells it (\x1b, \x85, \u200b,
+# \U000e0041); a field's tab, CR and LF stay (quoted), as a spreadsheet reads them.
+_SHOWN = {
+    ord(c): repr(c)[1:-1]
+    if c not in INVISIBLE
+    else (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+    for c in (*CONTROLS, *LINE_BREAKS, *INVISIBLE)
+    if c not in "\n\r"
+}
 
 
 def write_files(files: Mapping[Path, bytes]) -> Written:
@@ -56,7 +72,7 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> Written:
     folder = _existing_folder(out_dir)
     names = safe_file_names(list(tables), suffix=".csv", fallback="all")
     files = {
-        folder / name: csv_text(table).encode()
+        folder / name: shown_csv(csv_text(table)).encode()
         for name, table in zip(names, tables.values())
     }
     return write_files(files)
@@ -71,6 +87,13 @@ def csv_text(table: pd.DataFrame) -> str:
     columns = [_column_text(table.iloc[:, i]) for i in range(table.shape[1])]
     lines = [_line(header), *(_line(list(row)) for row in zip(*columns))]
     return "".join(line + "\n" for line in lines)
+
+
+def shown_csv(text: str) -> str:
+    """A CSV's text as written (module docstring): the same rows and fields, with
+    nothing a terminal or a CI log would obey or hide."""
+    shown = text.translate(_SHOWN).encode("utf-8", "backslashreplace").decode()
+    return escape_commands(shown)
 
 
 def _column_text(column: pd.Series) -> list[str]:
