@@ -16,6 +16,7 @@ nothing.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import re
 from pathlib import Path
@@ -199,3 +200,17 @@ def test_the_progress_display_forms_no_command(planted: Path) -> None:
     assert code == 0
     assert _clean(SGR.sub("", out)) == []
     assert "planted" in out
+
+
+def test_a_csv_names_a_file_whose_name_is_not_utf8(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: internal error (UnicodeEncodeError writing the CSV), exit 3."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "base.pkl", slower=0.5)
+    odd = os.fsdecode(b"new\xff.pkl")
+    _write(tmp_path / odd)
+    code, _, err = run(capsys, "-d", "base.pkl", odd, "--out-dir", ".")
+    assert (code, err) == (0, "")
+    header = [p for p in tmp_path.glob("*.csv")][0].read_text().splitlines()[0]
+    assert header.endswith(",met (ms) [base],met (ms) [new\\udcff],ratio [new\\udcff]")
