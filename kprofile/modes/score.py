@@ -39,6 +39,7 @@ from kprofile.modes.gate import gate
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
+from tuning_codegen.errors import memory_named
 from tuning_codegen.manifest import Manifest, load_manifest
 
 NO_SHAPES = "- (no shape columns: all rows are one shape; give -p)"
@@ -56,7 +57,8 @@ class ScoreRequest(NamedTuple):
 def run(request: ScoreRequest) -> ModeResult:
     """``--score TABLE``: the table's ratios to each shape's best on the results."""
     data, metric = request.data, request.data.metric
-    table = load_manifest(request.table)
+    with memory_named(request.table):  # a table within every limit, too big here
+        table = load_manifest(request.table)
     measured = measured_results(data.inputs, data.pivots, metric, "--score")
     scored = score_table(table, measured, metric)
     head = (
