@@ -62,9 +62,15 @@ def _write(path: Path, slower: float = 0.0) -> None:
     path.write_bytes(pickle.dumps(payload))
 
 
-MANIFEST = (
-    'params:\n- {M: 8, "##[warning]planted": 1, "::error::planted": "::warning::x",'
-    ' "  ::debug::planted": "##[group]planted", "S\\u061c\\u200b\\U000e0041": 2}\n'
+MANIFEST = (  # block style: its lines show as a diff's context, keys first on them
+    "# ::warning::planted in a comment\n"
+    "params:\n"
+    "- M: 8\n"
+    "  ::error::planted: 1\n"
+    "  '##[warning]planted': ::warning::x\n"
+    "    # ##[group]planted\n"
+    '  "S\\u061c\\u200b\\U000e0041": 2\n'
+    "  ::notice::planted: '  ::debug::planted'\n"
 )
 
 
