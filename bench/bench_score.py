@@ -3,6 +3,7 @@
     python bench/bench_score.py                       # 8 groups x 250 M x 500 configs
     python bench/bench_score.py --groups 2 --points 100 --configs 250 --repeat 3
     python bench/bench_score.py --smoke               # one tiny run (the tests')
+    python bench/bench_score.py --growth 5000,10000,20000,40000   # the size sweep
 
 It writes one kbench-format pickle (``bench_ranges.sweep_frame``: every config at every
 M of every (N, K) group, runtime shape parameters in the spec, seeded noise, a few
@@ -19,24 +20,38 @@ to /dev/null and interleaved, ``--repeat`` times each:
 
 It prints the median wall and CPU time (user + system) of each and their ratios; the
 target is at most 1.5. On a shared machine the CPU ratio is the steadier figure.
+
+``--growth N1,N2,...``: how ``--score`` grows with the table and the results, N
+entries on N shapes (the issue's case: 40,000 on 40,000 once took 68 s, shapes x
+entries compared). For each N, a kbench pickle of N shapes (M = 16, 32, ...) x 2
+configs and two tables of N entries: exact keys (``M``, ``N``, ``K``) and ranges
+(``[M, M_END)`` per shape). It prints the best of ``--repeat`` (3) wall and CPU
+times of the real ``kprofile FILE --score TABLE`` and, measured in this process,
+the dispatch alone (``kprofile.core.dispatch``) and the table's reading
+(``load_manifest``), with the time per entry, which stays flat when the growth is
+linear. The target is under 5 s at 40,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import pickle
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 import yaml
-from bench_ranges import GRID, compare, sweep_frame
+from bench_ranges import GRID, compare, sweep_frame, timed
 
 from kprofile.core.combine import combine
-from kprofile.core.measure import measure
+from kprofile.core.dispatch import dispatch
+from kprofile.core.measure import Measured, measure
 from kprofile.core.metric import resolve_metric
 from kprofile.core.score import score_table
 from kprofile.inputs.load import load_inputs
@@ -64,6 +79,89 @@ def table_yaml(groups: int, points: int, configs: int) -> str:
                 }
             )
     return yaml.safe_dump({"params": entries}, sort_keys=False)
+
+
+def growth_files(folder: Path, size: int) -> tuple[Path, dict[str, Path]]:
+    """``size`` shapes x 2 configs as a kbench pickle, and its exact and ranged
+    tables of ``size`` entries (each shape its best config, BM=64 or BM=128 by
+    turns)."""
+    frame = sweep_frame(1, size, 2)
+    results = folder / f"shapes{size}.pkl"
+    payload = {"merged_df": frame, "name": "bench_matmul", "file": "b.mojo"}
+    results.write_bytes(pickle.dumps(payload, protocol=5))
+    values = [dict(zip(GRID, v)) for v in itertools.product(*GRID.values())][:2]
+    tables = {}
+    for kind in ("exact", "ranges"):
+        lines = ["params:"]
+        for i in range(size):
+            m = 16 * (i + 1)
+            keys = f"M: {m}, M_END: {m + 16}" if kind == "ranges" else f"M: {m}"
+            config = ", ".join(f"{k}: {v}" for k, v in values[i % 2].items())
+            lines.append(f"- {{{keys}, N: 4096, K: 2048, {config}}}")
+        tables[kind] = folder / f"{kind}{size}.yaml"
+        tables[kind].write_text("\n".join(lines) + "\n")
+    return results, tables
+
+
+def measured_of(results: Path) -> Measured:
+    inputs, _ = load_inputs([str(results)])
+    combined = combine(inputs, ())
+    return measure(
+        combined.frame,
+        shape_cols=combined.shape_cols,
+        param_cols=combined.param_cols,
+        metric=resolve_metric([combined.frame], "met"),
+    )
+
+
+def best_of(repeat: int, work: Any) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def growth(sizes: list[int], repeat: int, kprofile: str) -> None:
+    """The size sweep (module docstring)."""
+    print(f"--score of N entries on N shapes; best of {repeat} runs")
+    print(f"{'N':>7} {'table':>7} {'command wall':>13} {'cpu':>7} {'dispatch':>9} "
+          f"{'read table':>11} {'dispatch us/entry':>18}")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="kprofile-growth-") as tmp:
+        for size in sizes:
+            results, tables = growth_files(Path(tmp), size)
+            measured = measured_of(results)
+            for kind, table in tables.items():
+                print(
+                    growth_row(size, kind, results, table, measured, repeat, kprofile)
+                )
+
+
+def growth_row(
+    size: int,
+    kind: str,
+    results: Path,
+    table: Path,
+    measured: Measured,
+    repeat: int,
+    kprofile: str,
+) -> str:
+    runs = [
+        timed([kprofile, str(results), "--score", str(table)]) for _ in range(repeat)
+    ]
+    wall, cpu = min(w for w, _ in runs), min(c for _, c in runs)
+    read = best_of(repeat, functools.partial(load_manifest, table))
+    manifest = load_manifest(table)
+    cols = list(measured.shapes.columns)
+    found = best_of(
+        repeat, functools.partial(dispatch, manifest, measured.shapes, cols)
+    )
+    per = 1e6 * found / size  # dispatch time per entry
+    return (
+        f"{size:>7,} {kind:>7} {wall:>11.2f} s {cpu:>5.2f} s {found:>7.3f} s "
+        f"{read:>9.2f} s {per:>18.1f}"
+    )
 
 
 def score_only(results: str, table: str) -> int:
@@ -98,6 +196,7 @@ def main() -> int:
     parser.add_argument("--configs", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--score-only", nargs=2, metavar=("FILE", "TABLE"))
+    parser.add_argument("--growth", metavar="N1,N2,...", help="the size sweep")
     parser.add_argument("--smoke", action="store_true", help="one tiny run (tests)")
     args = parser.parse_args()
     if args.smoke:
@@ -105,6 +204,11 @@ def main() -> int:
     if args.score_only:
         return score_only(*args.score_only)
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")
+    if args.growth or args.smoke:
+        sizes = [int(n) for n in (args.growth or "50,100").split(",")]
+        growth(sizes, 3 if args.growth and args.repeat == 5 else args.repeat, kprofile)
+        if args.growth:
+            return 0
     tmp = Path(tempfile.mkdtemp(prefix="kprofile-score-"))
     try:
         frame = sweep_frame(args.groups, args.points, args.configs)

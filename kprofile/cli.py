@@ -164,7 +164,11 @@ PARAMETERS = (
             "the shape's best; geomean, median, share within 2/5/10%, worst shapes."),
     _option("--fail-above", type=Ratio(), metavar="R",
             help="With --score: exit 1 when the geomean ratio is above R (e.g. 1.05), "
-            "or when no shape could be scored."),
+            "when the table's config failed at a shape or nothing ran at one, or "
+            "when no shape could be scored."),
+    _option("--allow-failed", is_flag=True,
+            help="With --fail-above: judge the scored shapes alone; shapes where the "
+            "table's config failed or nothing ran are counted, not failed."),
     _option("--budget", type=Positive("configs"), metavar="K",
             help="The best table of at most K shared configs (each shape gets the "
             "best of them), proven with HiGHS; -o writes one entry per shape."),

@@ -57,6 +57,7 @@ class Options:
     range_end: int | float | None = None
     score: str | None = None  # the table --score judges
     fail_above: float | None = None
+    allow_failed: bool = False  # --fail-above judges the scored shapes alone
     budget: int | None = None
     objective: str | None = None  # None: DEFAULT_OBJECTIVE (a given one is seen)
     combine: str | None = None  # None: no combining; else median, min or mean

@@ -13,7 +13,7 @@ from typing import cast
 from kprofile.core.defaults import DEFAULT_METRIC, Aggregate
 from kprofile.core.metric import Metric, default_metric, resolve_metric
 from kprofile.core.query import query_rows
-from kprofile.core.runs import CombinedRuns, combine_runs
+from kprofile.core.runs import CombinedRuns, combine_runs, same_measurements
 from kprofile.errors import PROG, KprofileError, usage_error
 from kprofile.inputs.load import Results
 from kprofile.modes.request import Prepared
@@ -46,6 +46,7 @@ def prepare(
     chosen = _metric(inputs, metric, higher, notes)
     sources, runs = tuple(inputs), None
     if combine is not None:
+        _refuse_repeated(inputs, chosen)
         how = cast(Aggregate, combine)  # click's choice
         try:
             runs = combine_runs(inputs, pivots=pivots, metric=chosen, how=how)
@@ -53,6 +54,19 @@ def prepare(
             raise usage_error(f"--combine: {exc.message}") from None
         inputs, sources = list(runs.parts), tuple(runs.files)
     return Prepared(tuple(inputs), sources, chosen, progress), runs, notes
+
+
+def _refuse_repeated(inputs: Sequence[Results], metric: Metric) -> None:
+    """``--combine`` of one run given twice would count it as two: refused."""
+    repeated = same_measurements(inputs, metric)
+    if repeated is not None:
+        first, again = repeated
+        raise KprofileError(
+            again.path,
+            f"--combine: the same measurements as {first.path} (the same run given "
+            "twice would count as two runs, its spread 1.000 as noise measured); "
+            "give each run once",
+        )
 
 
 def _metric(

@@ -27,7 +27,7 @@ from kprofile.prepare import prepare
 from kprofile.progress import SILENT, Progress
 from kprofile.render.progress import TerminalProgress
 from kprofile.report import Report, print_report
-from kprofile.sinks.output import write_output
+from kprofile.sinks.output import check_output, write_output
 from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
 
@@ -40,6 +40,8 @@ def run(options: Options) -> int:
             "--update: no such manifest; --update changes an existing one "
             "(-o PATH writes a new one)",
         )
+    if options.output:
+        check_output(options.output)
     progress = _progress(options)
     loaded, skipped = load_inputs(
         options.files, max_rows=options.max_rows, progress=progress

@@ -31,7 +31,8 @@ def table(entries: list[dict[str, Any]], header: str = "") -> Manifest:
 
 def same(a: Any, b: Any) -> bool:
     """The documented equality, written out: missing == missing; booleans only equal
-    booleans; numbers compare as numbers; strings as strings."""
+    booleans; numbers compare as numbers, exactly (Python compares an int with a
+    float without rounding either); strings as strings."""
     missing_a = a is None or (isinstance(a, float) and math.isnan(a))
     missing_b = b is None or (isinstance(b, float) and math.isnan(b))
     if missing_a or missing_b:
@@ -39,14 +40,15 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return float(a) == float(b)
+        return bool(a == b)
     return type(a) is type(b) and a == b
 
 
-def number(v: Any) -> float | None:
+def number(v: Any) -> int | float | None:
+    """A number as itself (never rounded to a float), else None."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    return None if math.isnan(v) else float(v)
+    return None if math.isnan(v) else v
 
 
 def brute(

@@ -12,6 +12,7 @@ import shutil
 import statistics
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import BIN
@@ -36,9 +37,9 @@ def kprofile(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def held_out_geomean(table: Path, run: str) -> float:
+def held_out(table: Path, run: str) -> dict[tuple[Any, ...], tuple[str, float]]:
     entries = [dict(e.values) for e in load_manifest(table).entries]
-    want = reference(
+    return reference(
         raw_csv(HELDOUT / run),
         entries,
         False,
@@ -46,7 +47,15 @@ def held_out_geomean(table: Path, run: str) -> float:
         HELDOUT_PARAMS,
         "met (ms)",
     )
+
+
+def held_out_geomean(table: Path, run: str) -> float:
+    want = held_out(table, run)
     return statistics.geometric_mean([r for s, r in want.values() if s == SCORED])
+
+
+def held_out_statuses(table: Path, run: str) -> list[str]:
+    return [s for s, _ in held_out(table, run).values()]
 
 
 @pytest.mark.parametrize(
@@ -81,13 +90,22 @@ def test_build_on_run_a_score_on_run_b_and_gate(
 
     above = kprofile(
         root, "--score", "table.yaml", "runs/run_b.pkl", "--fail-above",
-        f"{geomean * 0.995:.6f}",
+        f"{geomean * 0.995:.6f}", "--allow-failed",
     )  # fmt: skip
     assert above.returncode == 1
     assert "== score: table.yaml" in above.stdout
     assert above.stderr.startswith("kprofile: fail: the geomean ratio ")
     below = kprofile(
         root, "--score", "table.yaml", "runs/run_b.pkl", "--fail-above",
-        f"{geomean * 1.005:.6f}",
+        f"{geomean * 1.005:.6f}", "--allow-failed",
     )  # fmt: skip
     assert (below.returncode, below.stderr) == (0, "")
+    # without --allow-failed, a shape whose config crashed in run B fails the gate
+    unrun = sum(s != SCORED for s in held_out_statuses(table, "run_b.csv"))
+    strict = kprofile(
+        root, "--score", "table.yaml", "runs/run_b.pkl", "--fail-above",
+        f"{geomean * 1.005:.6f}",
+    )  # fmt: skip
+    assert strict.returncode == (1 if unrun else 0), strict.stderr
+    if unrun:
+        assert strict.stderr.startswith(f"kprofile: fail: {unrun} of 13 shapes ")

@@ -25,26 +25,27 @@ column values, e.g. ``M, N, K``) the rule is:
   would. ``Dispatch.covering`` counts them, so overlaps can be reported; ``--ranges``
   and ``--cover`` write tables without overlaps.
 
-All of it is numpy over a shapes x entries matrix, in chunks of shapes.
+Ranges are half-open and never empty: an entry whose ``C_END`` is not above its ``C``
+is an error at its line. Range ends and shape values are compared as exact numbers
+(an integer is never rounded to a float: at ``M = 2**53`` the range ``[2**53, 2**53 +
+1)`` holds ``2**53`` and nothing else). The matching is near-linear in shapes plus
+entries (``kprofile.core.dispatch_match``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import end_column
-from kprofile.core.values import canon_code, canon_codes, plain, value_label
+from kprofile.core.dispatch_match import Group, exact_ranks, first_match
+from kprofile.core.values import canon_code_list, canon_codes, plain, value_label
 from kprofile.errors import KprofileError
 from tuning_codegen.manifest import Entry, Manifest
-
-#: Cells of the shapes x entries match matrix computed at once.
-CHUNK_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,83 +62,120 @@ class Dispatch:
     unkeyed: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False)
-class _Condition:
-    """One key column: per shape its value code and number (NaN if not a number); per
-    entry whether it gives a range, its ``[low, high)`` and its value code."""
-
-    shape_code: np.ndarray
-    shape_number: np.ndarray
-    ranged: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    entry_code: np.ndarray
-
-    def matches(self, rows: slice) -> np.ndarray:
-        """The rows x entries boolean matrix of this column for a chunk of shapes."""
-        code = self.shape_code[rows, None]
-        number = self.shape_number[rows, None]
-        with np.errstate(invalid="ignore"):
-            inside = (self.low <= number) & (number < self.high)
-        return np.where(self.ranged, inside, code == self.entry_code)
-
-
 def dispatch(
     table: Manifest, shapes: pd.DataFrame, shape_cols: Sequence[str]
 ) -> Dispatch:
     """The entry of ``table`` each row of ``shapes`` dispatches to (module docstring).
 
-    A range whose ends are not numbers is an error naming the entry's line."""
+    A range whose ends are not two numbers, or whose end is not above its start, is
+    an error naming the entry's line."""
     entries = table.entries
     keys = tuple(
         c
-        for c in shape_cols
-        if any(c in e.values or end_column(c) in e.values for e in entries)
+        for c, end in ((c, end_column(c)) for c in shape_cols)
+        if any(c in e.values or end in e.values for e in entries)
     )
     unkeyed = tuple(c for c in shape_cols if c not in keys)
-    conditions = [_condition(table, c, shapes[c]) for c in keys]
-    entry, covering = _first_match(conditions, len(shapes), len(entries))
-    ranged = tuple(c for c, cond in zip(keys, conditions) if cond.ranged.any())
+    ends = [end_column(c) for c in keys]
+    patterns = [tuple(end in e.values for end in ends) for e in entries]
+    columns = _columns(table, shapes, keys, patterns)
+    entry = np.full(len(shapes), -1, dtype=np.int64)
+    covering = np.zeros(len(shapes), dtype=np.int64)
+    for pattern in dict.fromkeys(patterns):
+        group = _group(pattern, patterns, columns)
+        first, count = first_match(group, len(shapes))
+        better = (first >= 0) & ((entry < 0) | (first < entry))
+        entry = np.where(better, first, entry)
+        covering += count
+    ranged = tuple(c for i, c in enumerate(keys) if any(p[i] for p in patterns))
     return Dispatch(entry, covering, keys, ranged, unkeyed)
 
 
-def _condition(table: Manifest, column: str, values: pd.Series) -> _Condition:
-    vocabulary: dict[Hashable, int] = {}
-    shape_code = canon_codes(values, vocabulary)
+class _Column(NamedTuple):
+    """One key column, both sides: per shape and per entry the value's code (exact
+    matching); where some entry gives a range over it, per shape the value's exact
+    rank (-1: no number) and per entry its ends' ranks (0 where it gives none)."""
+
+    shape_code: np.ndarray
+    entry_code: np.ndarray
+    shape_rank: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+def _columns(
+    table: Manifest,
+    shapes: pd.DataFrame,
+    keys: Sequence[str],
+    patterns: Sequence[tuple[bool, ...]],
+) -> list[_Column]:
+    columns = []
+    for i, column in enumerate(keys):
+        vocabulary: dict[Hashable, int] = {}
+        shape_code = canon_codes(shapes[column], vocabulary)
+        entry_code = canon_code_list(
+            [e.values.get(column) for e in table.entries], vocabulary
+        )
+        ranged = [j for j, p in enumerate(patterns) if p[i]]
+        ranks = _ranks(table, ranged, column, shapes[column])
+        columns.append(_Column(shape_code, entry_code, *ranks))
+    return columns
+
+
+def _ranks(
+    table: Manifest, ranged: Sequence[int], column: str, values: pd.Series
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact ranks of the shapes' numbers and of the ranged entries' ends, among
+    all of them (``dispatch_match.exact_ranks``)."""
+    n_entries = len(table.entries)
+    low = np.zeros(n_entries, dtype=np.int64)
+    high = np.zeros(n_entries, dtype=np.int64)
+    if not ranged:
+        return np.zeros(0, dtype=np.int64), low, high
     end = end_column(column)
-    entries = table.entries
-    ranged = np.array([end in e.values for e in entries], dtype=bool)
-    bounds = [
-        _range(table.path, e, column, end) if r else (math.nan, math.nan)
-        for e, r in zip(entries, ranged)
-    ]
-    entry_code = np.array(
-        [
-            -1 if r else canon_code(e.values.get(column), vocabulary)
-            for e, r in zip(entries, ranged)
-        ],
-        dtype=np.int64,
-    )
-    return _Condition(
-        shape_code=shape_code,
-        shape_number=np.array([_number(v) for v in values.tolist()], dtype=np.float64),
-        ranged=ranged,
-        low=np.array([b[0] for b in bounds], dtype=np.float64),
-        high=np.array([b[1] for b in bounds], dtype=np.float64),
-        entry_code=entry_code,
+    ends = [_range(table.path, table.entries[j], column, end) for j in ranged]
+    numbers = [_number(v) for v in values.tolist()]
+    present = [n for n in numbers if n is not None]
+    everything = exact_ranks([*present, *(a for a, _ in ends), *(b for _, b in ends)])
+    shape_rank = np.full(len(numbers), -1, dtype=np.int64)
+    shape_rank[[n is not None for n in numbers]] = everything[: len(present)]
+    at = np.array(ranged, dtype=np.int64)
+    low[at] = everything[len(present) : len(present) + len(ends)]
+    high[at] = everything[len(present) + len(ends) :]
+    return shape_rank, low, high
+
+
+def _group(
+    pattern: tuple[bool, ...],
+    patterns: Sequence[tuple[bool, ...]],
+    columns: Sequence[_Column],
+) -> Group:
+    """The entries of one pattern, with their columns and the shapes'."""
+    at = np.array([j for j, p in enumerate(patterns) if p == pattern], dtype=np.int64)
+    exact = [c for c, r in zip(columns, pattern) if not r]
+    ranged = [c for c, r in zip(columns, pattern) if r]
+    return Group(
+        entries=at,
+        entry_codes=[c.entry_code[at] for c in exact],
+        lows=[c.low[at] for c in ranged],
+        highs=[c.high[at] for c in ranged],
+        shape_codes=[c.shape_code for c in exact],
+        shape_ranks=[c.shape_rank for c in ranged],
     )
 
 
-def _number(value: Any) -> float:
-    """``value`` as a float if it is a number (not a boolean), else NaN."""
+def _number(value: Any) -> int | float | None:
+    """``value`` as a Python number if it is one (not a boolean, not NaN), else
+    None."""
     value = plain(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return math.nan
-    return float(value)
+        return None
+    return value
 
 
-def _range(path: str, entry: Entry, column: str, end: str) -> tuple[float, float]:
-    """An entry's ``[column, end)`` as numbers, or an error at the entry's line."""
+def _range(path: str, entry: Entry, column: str, end: str) -> tuple[Any, Any]:
+    """An entry's ``[column, end)`` as numbers, or an error at the entry's line: two
+    numbers, the end above the start (compared exactly)."""
     where = f"params[{entry.position}]"
     if column not in entry.values:
         raise KprofileError(
@@ -146,33 +184,19 @@ def _range(path: str, entry: Entry, column: str, end: str) -> tuple[float, float
             line=entry.line,
         )
     low, high = _number(entry.values[column]), _number(entry.values[end])
-    if math.isnan(low) or math.isnan(high):
-        written = (
-            f"{value_label(entry.values[column])}, {value_label(entry.values[end])}"
-        )
+    written = f"{value_label(entry.values[column])}, {value_label(entry.values[end])}"
+    if low is None or high is None:
         raise KprofileError(
             path,
             f"{where}: the range [{column}, {end}) must have numbers at "
             f"both ends, got [{written})",
             line=entry.line,
         )
+    if not high > low:
+        raise KprofileError(
+            path,
+            f"{where}: the range [{column}, {end}) = [{written}) is empty: {end} "
+            f"must be above {column}",
+            line=entry.line,
+        )
     return low, high
-
-
-def _first_match(
-    conditions: Sequence[_Condition], n_shapes: int, n_entries: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per shape the first entry every condition accepts (-1: none), and how many."""
-    entry = np.full(n_shapes, -1, dtype=np.int64)
-    covering = np.zeros(n_shapes, dtype=np.int64)
-    if n_entries == 0:
-        return entry, covering
-    step = max(1, CHUNK_CELLS // n_entries)
-    for start in range(0, n_shapes, step):
-        rows = slice(start, min(n_shapes, start + step))
-        hit = np.ones((rows.stop - rows.start, n_entries), dtype=bool)
-        for condition in conditions:
-            hit &= condition.matches(rows)
-        covering[rows] = hit.sum(axis=1)
-        entry[rows] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-    return entry, covering

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from kprofile.core.columns import frame_shape_label, row_labels, split_by
 from kprofile.core.combine import combine
@@ -93,6 +94,41 @@ def combine_runs(
         param_cols=joined.param_cols,
         label=label,
     )
+
+
+def same_measurements(
+    inputs: Sequence[Results], metric: Metric
+) -> tuple[Results, Results] | None:
+    """The first two inputs that hold the same measurements (each parameter and the
+    metric, row for row): one file given twice, a copy of it, or a kbench run's
+    ``.pkl`` and its ``.csv``. ``--combine`` would count them as two runs, and their
+    spread of 1.000 as noise measured. None when every input is a run of its own."""
+    seen: dict[tuple[int, bytes], Results] = {}
+    for results in inputs:
+        key = _fingerprint(results, metric)
+        if key is None:
+            continue
+        first = seen.setdefault(key, results)
+        if first is not results and _measurements(first, metric).equals(
+            _measurements(results, metric)
+        ):
+            return first, results
+    return None
+
+
+def _measurements(results: Results, metric: Metric) -> pd.DataFrame:
+    columns = sorted({*results.params, metric.column} & set(results.frame.columns))
+    return results.frame[columns].reset_index(drop=True)
+
+
+def _fingerprint(results: Results, metric: Metric) -> tuple[int, bytes] | None:
+    """Row count and a hash of the measurements (None: a value pandas cannot hash)."""
+    frame = _measurements(results, metric)
+    try:
+        hashed = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    except TypeError:
+        return None
+    return len(frame), tuple(frame.columns).__repr__().encode() + hashed.tobytes()
 
 
 def _named(part: Results, shape_cols: Sequence[str], grouped: bool) -> Results:

@@ -107,3 +107,22 @@ def canon_codes(column: pd.Series, vocabulary: dict[Hashable, int]) -> np.ndarra
 def canon_code(value: Any, vocabulary: dict[Hashable, int]) -> int:
     """``canon_codes`` for one value (an entry's, say)."""
     return vocabulary.setdefault(value_key(plain(value)), len(vocabulary))
+
+
+def canon_code_list(values: list[Any], vocabulary: dict[Hashable, int]) -> np.ndarray:
+    """``canon_code`` of each of ``values`` (an entry's, say), each distinct
+    ``(type, value)`` converted once (the type keeps ``True`` and ``1`` apart)."""
+    seen: dict[Hashable, int] = {}
+    codes = []
+    for value in values:
+        try:
+            memo: Hashable = (type(value), value)
+            code = seen.get(memo)
+        except TypeError:  # a list or a mapping: converted every time
+            memo, code = None, None
+        if code is None:
+            code = canon_code(value, vocabulary)
+            if memo is not None:
+                seen[memo] = code
+        codes.append(code)
+    return np.array(codes, dtype=np.int64)

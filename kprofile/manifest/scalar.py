@@ -14,6 +14,12 @@ purpose, chosen with ``quoting``:
   double quotes, with every control, format, private-use or unassigned character
   escaped (``\\n``, ``\\x01``, ``\\u200b``).
 
+In both, a string holding an invisible or direction-changing character
+(``tuning_codegen.printable.INVISIBLE``) or what a CI log would obey as a workflow
+command (``##[`` anywhere, ``::`` first) is double-quoted, those characters escaped
+(``\\u200b``; the ``[`` of ``##[`` as ``\\x5b``): the file reads back the same value,
+and neither a reviewer's screen nor a log shows what it does not hold.
+
 Also here: which values fit a manifest entry. When two values are the same as a tuning
 table means it is ``tuning_codegen.values.same_value``.
 """
@@ -31,6 +37,7 @@ from yaml.emitter import Emitter
 from yaml.resolver import Resolver
 
 from tuning_codegen.errors import InputError
+from tuning_codegen.printable import INVISIBLE, OLD_COMMAND
 
 Quoting = Literal["minimal", "explicit"]
 Value = Any
@@ -174,6 +181,8 @@ def render_float(value: float) -> str:
 
 
 def _render_str(value: str, *, flow: bool, style: str | None, quoting: Quoting) -> str:
+    if OLD_COMMAND in value or value.lstrip().startswith("::"):
+        return _double_quoted(value, quoting).replace(OLD_COMMAND, "##\\x5b")
     if quoting == "explicit":
         return value if _word(value) else _double_quoted(value, quoting)
     if style == '"' or not _single_quotable(value):
@@ -192,7 +201,7 @@ def _word(value: str) -> bool:
 
 
 def _plain_ok(value: str, *, flow: bool) -> bool:
-    if not value or any(c in BREAKS for c in value):
+    if not value or any(c in BREAKS or c in INVISIBLE for c in value):
         return False
     analysis = Emitter(io.StringIO(), allow_unicode=True).analyze_scalar(value)
     allowed = analysis.allow_flow_plain if flow else analysis.allow_block_plain
@@ -211,16 +220,16 @@ def _printable(c: str) -> bool:
 
 
 def _single_quotable(value: str) -> bool:
-    return all(_printable(c) and c != "\t" for c in value) and not any(
-        c in BREAKS for c in value
-    )
+    return all(
+        _printable(c) and c != "\t" and c not in INVISIBLE for c in value
+    ) and not any(c in BREAKS for c in value)
 
 
 def _hidden(c: str, quoting: Quoting) -> bool:
     """Characters a double-quoted scalar writes as an escape rather than literally."""
     if quoting == "explicit":
         return unicodedata.category(c)[0] == "C" or c in "\x85\u2028\u2029\ufeff"
-    return not _printable(c) or c in BREAKS
+    return not _printable(c) or c in BREAKS or c in INVISIBLE
 
 
 def _double_quoted(value: str, quoting: Quoting) -> str:

@@ -36,6 +36,7 @@ from typing import Any
 
 from kprofile.core.values import exact, is_missing
 from kprofile.manifest.scalar import key_problem, render_scalar
+from tuning_codegen.errors import escape_commands
 from tuning_codegen.values import entry_key, identical
 
 SCALARS = (bool, int, float, str, bytes, dt.date, type(None))
@@ -150,7 +151,9 @@ def common_keys(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _comment(text: str) -> str:
-    return "".join(c if c.isprintable() else "?" for c in text)
+    """A comment line: every unprintable character (a control, an invisible one) as
+    ``?``, and no workflow command for a CI log (``tuning_codegen.printable``)."""
+    return escape_commands("".join(c if c.isprintable() else "?" for c in text))
 
 
 def manifest_text(

@@ -136,7 +136,9 @@ def _score(o: Options, prepared: Prepared) -> score.ScoreRequest:
     assert o.score is not None  # given
     sources = tuple(r.path for r in prepared.sources)
     data = _data(o, prepared)
-    return score.ScoreRequest(data, o.score, sources, o.fail_above, o.verbose)
+    return score.ScoreRequest(
+        data, o.score, sources, o.fail_above, o.verbose, o.allow_failed
+    )
 
 
 def _budget(o: Options, prepared: Prepared) -> budget.BudgetRequest:
@@ -189,7 +191,7 @@ MODES: tuple[Mode[Any], ...] = (
     ),
     Mode(
         "score", "--score", lambda o: o.score is not None, _score, score.run,
-        options=("--fail-above",),
+        options=("--fail-above", "--allow-failed"),
     ),
     Mode(
         "budget", "--budget", lambda o: o.budget is not None, _budget, budget.run,
@@ -210,5 +212,6 @@ OWN_OPTIONS: tuple[tuple[str, Callable[[Options], bool]], ...] = (
     ("--tol", lambda o: o.tol is not None),
     ("--range-end", lambda o: o.range_end is not None),
     ("--fail-above", lambda o: o.fail_above is not None),
+    ("--allow-failed", lambda o: o.allow_failed),
     ("--objective", lambda o: o.objective is not None),
 )  # fmt: skip

@@ -24,6 +24,8 @@ def check_options(options: Options) -> Mode:
             f"{mode.label}"
         )
     _check_own_options(options, mode)
+    if options.allow_failed and options.fail_above is None:
+        raise usage_error("--allow-failed only applies to --fail-above")
     if options.combine is not None and not (mode.metric and mode.combines):
         raise usage_error(f"--combine does not apply to {mode.label}")
     if options.pivots and not mode.pivots:

@@ -28,9 +28,9 @@ def run(request: CorrelationRequest) -> ModeResult:
     data = request.data
     shapes = () if request.include_shapes else default_shape_columns(data.inputs)
     result = correlate(data.inputs, data.metric, shapes=shapes)
-    png = write_heatmap(result, request.out_dir, data.metric)
-    sections = correlation_sections(result, data.metric, png)
-    return ModeResult(tuple(sections), written=(png,))
+    written = write_heatmap(result, request.out_dir, data.metric)
+    sections = correlation_sections(result, data.metric, written.paths[0])
+    return ModeResult(tuple(sections), written=written.paths, notes=written.notes)
 
 
 def correlation_sections(

@@ -24,8 +24,8 @@ def run(request: DiffRequest) -> ModeResult:
     data = request.data
     result = diff(data.inputs, data.metric, data.pivots)
     written = write_tables(result.tables, request.out_dir)
-    section = diff_section(result, data.metric, written)
-    return ModeResult((section,), written=tuple(written))
+    section = diff_section(result, data.metric, list(written.paths))
+    return ModeResult((section,), written=written.paths, notes=written.notes)
 
 
 def diff_section(result: DiffResult, metric: Metric, written: list[str]) -> Section:

@@ -19,6 +19,7 @@ from kprofile.errors import KprofileError, usage_error
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
+from kprofile.sinks.derived import Written
 from kprofile.sinks.files import plot_importance
 
 
@@ -97,10 +98,13 @@ def run(request: ImportanceRequest) -> ModeResult:
         )
     except KprofileError as exc:
         raise usage_error(f"--importance: {exc.message}") from None
-    written: list[str] = []
+    written = Written(())
     if request.plot is not None:
         written = plot_importance(result, request.plot, progress=data.progress)
     sections = importance_sections(
-        result, shape_cols=combined.shape_cols, metric=data.metric, written=written
+        result,
+        shape_cols=combined.shape_cols,
+        metric=data.metric,
+        written=list(written.paths),
     )
-    return ModeResult(tuple(sections), written=tuple(written))
+    return ModeResult(tuple(sections), written=written.paths, notes=written.notes)

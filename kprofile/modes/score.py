@@ -35,9 +35,11 @@ from kprofile.core.score import (
 from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
+from kprofile.modes.gate import gate
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
+from tuning_codegen.errors import memory_named
 from tuning_codegen.manifest import Manifest, load_manifest
 
 NO_SHAPES = "- (no shape columns: all rows are one shape; give -p)"
@@ -49,12 +51,14 @@ class ScoreRequest(NamedTuple):
     sources: tuple[str, ...] = ()  # the result files, as the facts name them
     fail_above: float | None = None  # the gate: fail when the geomean is above it
     verbose: bool = False  # every shape's ratio too
+    allow_failed: bool = False  # the gate: shapes without a run are not failures
 
 
 def run(request: ScoreRequest) -> ModeResult:
     """``--score TABLE``: the table's ratios to each shape's best on the results."""
     data, metric = request.data, request.data.metric
-    table = load_manifest(request.table)
+    with memory_named(request.table):  # a table within every limit, too big here
+        table = load_manifest(request.table)
     measured = measured_results(data.inputs, data.pivots, metric, "--score")
     scored = score_table(table, measured, metric)
     head = (
@@ -64,7 +68,9 @@ def run(request: ScoreRequest) -> ModeResult:
     tail = dispatch_facts(scored)
     failed = None
     if request.fail_above is not None:
-        verdict, failed = gate(scored.score, request.fail_above)
+        verdict, failed = gate(
+            scored.score, request.fail_above, allow_failed=request.allow_failed
+        )
         tail += (("fail above", verdict),)
     sections = score_sections(
         scored.score,
@@ -99,20 +105,6 @@ def measured_results(
         )
     except KprofileError as exc:
         raise usage_error(f"{flag}: {exc.message}") from None
-
-
-def gate(score: Score, limit: float) -> tuple[str, str | None]:
-    """``--fail-above``: the fact it shows, and why the run fails (None: it passes)."""
-    if not score.scored:
-        return f"{limit:g}: fail (no shape scored)", (
-            f"fail: no shape was scored, so --fail-above {limit:g} cannot pass"
-        )
-    if score.geomean > limit:
-        return f"{limit:g}: fail (the geomean ratio is above it)", (
-            f"fail: the geomean ratio {score.geomean:.6g} is above --fail-above "
-            f"{limit:g}"
-        )
-    return f"{limit:g}: pass", None
 
 
 def dispatch_facts(scored: TableScore) -> tuple[tuple[str, Any], ...]:

@@ -1,10 +1,11 @@
 """The files a mode produces (``-d`` CSVs, the ``-c`` heatmap, ``--plot`` charts): named
 safely and written all of them, or none.
 
-Through the code generator's one writer (``tuning_codegen.transaction.write_atomic``):
-every file is written in full beside its target and renamed only when all are
-complete; a rename failing midway puts back the files already replaced. A failed run
-leaves no half-written or 0-byte file behind, and one clean error names the file.
+Through ``kprofile.sinks.derived`` (the code generator's one writer, with a symbolic
+link at a file's name replaced rather than written through, and said): every file is
+written in full beside its name and renamed only when all are complete; a rename
+failing midway puts back the files already replaced. A failed run leaves no
+half-written or 0-byte file behind, and one clean error names the file.
 
 The CSVs are safe to open in a spreadsheet (OWASP's CSV-injection guidance): a text
 cell or column name that a spreadsheet would read as a formula, one starting with
@@ -13,6 +14,12 @@ space, or with a tab or a carriage return, is written with a leading ``'``. Numb
 are never changed, and neither is a text cell that spells a plain decimal number
 (``-1.5``, ``+2``, ``-3e-4``): a spreadsheet reads it as that number, which is no
 formula.
+
+A CSV is also read by people and logs (``cat``, a CI step): invisible and
+direction-changing characters, control characters (but the tab, CR and LF a field
+may hold, quoted) and the undecodable bytes of a file name are written as the escapes
+every other output shows (``\\u200b``, ``\\x1b``, ``\\udcff``), and nothing forms
+a GitHub workflow command (``tuning_codegen.printable.escape_commands``).
 """
 
 from __future__ import annotations
@@ -32,7 +39,9 @@ from kprofile.core.values import plain
 from kprofile.errors import KprofileError
 from kprofile.progress import SILENT, Progress
 from kprofile.render import charts
-from tuning_codegen.transaction import MAX_NAME_BYTES, write_atomic
+from kprofile.sinks.derived import Written, write_derived
+from tuning_codegen.printable import CONTROLS, INVISIBLE, LINE_BREAKS, escape_commands
+from tuning_codegen.transaction import MAX_NAME_BYTES
 
 HEATMAP_NAME = "correlation.png"
 FORMULA_STARTS = "=+-@\uff1d\uff0b\uff0d\uff20"  # and their full-width forms
@@ -40,20 +49,30 @@ CONTROL_STARTS = "\t\r"
 FORMULA_GUARD = "'"
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 _QUOTED = ',"\n\r'
+# What a CSV shows as an escape, spelled as one_line spells it (\x1b, \x85, \u200b,
+# \U000e0041); a field's tab, CR and LF stay (quoted), as a spreadsheet reads them.
+_SHOWN = {
+    ord(c): repr(c)[1:-1]
+    if c not in INVISIBLE
+    else (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+    for c in (*CONTROLS, *LINE_BREAKS, *INVISIBLE)
+    if c not in "\n\r"
+}
 
 
-def write_files(files: Mapping[Path, bytes]) -> list[str]:
-    """Write ``files`` (path -> content); return the paths written, in order."""
-    return write_atomic(list(files.items()))
+def write_files(files: Mapping[Path, bytes]) -> Written:
+    """Write ``files`` (path -> content); the paths written, in order, and what to
+    say (a symbolic link replaced)."""
+    return write_derived(files)
 
 
-def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> list[str]:
-    """``-d``: each shape's table as ``<shape>.csv`` in ``out_dir``; the paths written.
+def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> Written:
+    """``-d``: each shape's table as ``<shape>.csv`` in ``out_dir``; what was written.
     Names are unique and at most 255 bytes (see ``safe_file_names``)."""
     folder = _existing_folder(out_dir)
     names = safe_file_names(list(tables), suffix=".csv", fallback="all")
     files = {
-        folder / name: csv_text(table).encode()
+        folder / name: shown_csv(csv_text(table)).encode()
         for name, table in zip(names, tables.values())
     }
     return write_files(files)
@@ -68,6 +87,13 @@ def csv_text(table: pd.DataFrame) -> str:
     columns = [_column_text(table.iloc[:, i]) for i in range(table.shape[1])]
     lines = [_line(header), *(_line(list(row)) for row in zip(*columns))]
     return "".join(line + "\n" for line in lines)
+
+
+def shown_csv(text: str) -> str:
+    """A CSV's text as written (module docstring): the same rows and fields, with
+    nothing a terminal or a CI log would obey or hide."""
+    shown = text.translate(_SHOWN).encode("utf-8", "backslashreplace").decode()
+    return escape_commands(shown)
 
 
 def _column_text(column: pd.Series) -> list[str]:
@@ -103,17 +129,18 @@ def guard_cell(value: object) -> object:
     return value
 
 
-def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> str:
+def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> Written:
     """``-c``: the matrix as an annotated heatmap, ``out_dir/correlation.png``."""
     folder = _existing_folder(out_dir)
     title = f"Kendall tau ({result.rows} runs, metric {metric.column})"
-    return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})[0]
+    return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})
 
 
 def plot_importance(
     result: ImportanceResult, out_dir: str | Path, *, progress: Progress = SILENT
-) -> list[str]:
-    """``--plot``: the PNG charts in ``out_dir`` (created if missing); their paths.
+) -> Written:
+    """``--plot``: the PNG charts in ``out_dir`` (created if missing); what was
+    written.
 
     ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
     value of that parameter, the worst and geometric-mean reachable ratio.

@@ -3,13 +3,34 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 
 from kprofile.errors import KprofileError
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry
 from kprofile.manifest.write import Source, Unwritable, manifest_path, manifest_text
+from tuning_codegen.textio import file_kind
 from tuning_codegen.transaction import write_text_atomic
+
+
+def check_output(output: str) -> None:
+    """``-o PATH`` names a file to write (``PATH.yaml``): a PATH that exists and is
+    no regular file (``/dev/null``, a FIFO, a folder) is refused before anything
+    runs, rather than read as a stem (``/dev/null.yaml``). The same for ``PATH.yaml``
+    itself."""
+    for path in dict.fromkeys((output, manifest_path(output))):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:  # nothing there (or not ours to look at): the writer decides
+            continue
+        if not stat.S_ISREG(mode):
+            raise KprofileError(
+                path,
+                f"-o needs a file name, and this is {file_kind(mode)} (-o PATH "
+                "writes the manifest PATH.yaml)",
+            )
 
 
 def write_output(
@@ -22,6 +43,7 @@ def write_output(
             output,
             "-o: no entries selected (no parameter columns, or no successful run)",
         )
+    check_output(output)
     first = sources[0]
     made = [Source(r.path, r.git_revision, r.datetime) for r in sources]
     path = manifest_path(output)

@@ -30,6 +30,7 @@ from kprofile.manifest.ranges import GroupChange, ReplaceResult, replace_ranges
 from kprofile.manifest.upsert import ShapeChange, UpdateResult, change_details, upsert
 from kprofile.render.section import Section
 from tuning_codegen.diff import unified_diff
+from tuning_codegen.errors import memory_named
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.locks import locked
 from tuning_codegen.textio import read_text
@@ -57,7 +58,8 @@ def apply_update(
     real = os.path.realpath(path)
     with locked([real]):
         text = read_text(path)
-        new_text, section = _edit(change, text, path, dry_run, pivots_given)
+        with memory_named(path, "update it"):  # within every limit, too big here
+            new_text, section = _edit(change, text, path, dry_run, pivots_given)
         if new_text == text:
             return UpdateReport((section,), written=False)
         if dry_run:

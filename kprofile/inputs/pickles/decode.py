@@ -81,14 +81,13 @@ def decode_pickle(data: bytes, *, skip: Collection[str] = SKIPPED) -> Any:
         if isinstance(tree, Call):
             return values.decode_value(ctx, tree)
     except RefusedPickle:
-        raise
+        raise  # a MemoryError too: a table within every bound, too big for this machine
     except (
         ValueError,  # pandas' and numpy's checks of what they are given
         TypeError,
         ArithmeticError,
         LookupError,
         AttributeError,
-        MemoryError,
         RecursionError,
     ) as exc:
         raise RefusedPickle(

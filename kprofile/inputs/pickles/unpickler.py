@@ -32,7 +32,7 @@ def unpickle(data: bytes) -> Any:
     scan(data)
     try:
         return _StandInUnpickler(io.BytesIO(data)).load()
-    except RefusedPickle:
+    except (RefusedPickle, MemoryError):  # out of memory: this machine's, not a fault
         raise
     except (pickle.UnpicklingError, EOFError) as exc:
         raise RefusedPickle(f"not a valid pickle ({exc or 'truncated'})") from None

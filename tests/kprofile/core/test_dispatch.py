@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import examples
-from table_support import brute, table
+from table_support import brute, number, same, table
 
-import kprofile.core.dispatch as module
+import kprofile.core.dispatch_match as module
 from kprofile.core.dispatch import dispatch
 from kprofile.errors import KprofileError
 from tuning_codegen.manifest import parse_manifest
@@ -175,31 +175,140 @@ def test_a_range_without_two_numbers_is_an_error_at_its_line(
     assert str(caught.value) == message
 
 
+@pytest.mark.parametrize(
+    ("low", "high", "shown"),
+    [(512, 16, "[512, 16)"), (64, 64, "[64, 64)"), (2**53 + 1, 2**53 + 1,
+     f"[{2**53 + 1}, {2**53 + 1})"), (2**53 + 1, 2.0**53, f"[{2**53 + 1}, {2.0**53})")],
+)  # fmt: skip
+def test_an_empty_range_is_an_error_at_its_line(
+    low: float, high: float, shown: str
+) -> None:
+    t = table([{"M": 1, "M_END": 8, "BM": 1}, {"M": low, "M_END": high, "BM": 2}])
+    with pytest.raises(KprofileError) as caught:
+        dispatch(t, shapes([{"M": 1}]), ["M"])
+    assert str(caught.value) == (
+        f"table.yaml:5: error: params[1]: the range [M, M_END) = {shown} is empty: "
+        "M_END must be above M"
+    )
+
+
+def test_range_ends_and_values_are_exact_integers_past_2_to_the_53() -> None:
+    """A float64 holds 2**53 but not 2**53 + 1: compared as floats, both ranges would
+    hold 2**53 + 1 and the first would win."""
+    big = 2**53
+    t = table(
+        [
+            {"M": big, "M_END": big + 1, "BM": 1},
+            {"M": big + 1, "M_END": big + 2, "BM": 2},
+            {"M": big + 3, "BM": 3},
+        ]
+    )
+    s = pd.DataFrame({"M": np.array([big, big + 1, big + 2, big + 3], dtype=np.int64)})
+    found = dispatch(t, s, ["M"])
+    assert found.entry.tolist() == [0, 1, -1, 2]
+    assert found.covering.tolist() == [1, 1, 0, 1]
+
+
+def test_a_float_end_and_an_integer_value_compare_exactly() -> None:
+    """[0.5, 2**53) holds 2**53 - 1 and not 2**53 (nor 2**53 + 1, whose float is
+    2**53)."""
+    big = 2**53
+    t = table([{"M": 0.5, "M_END": float(big), "BM": 1}])
+    s = pd.DataFrame({"M": pd.Series([big - 1, big, big + 1, 1], dtype=object)})
+    assert dispatch(t, s, ["M"]).entry.tolist() == [0, -1, -1, 0]
+
+
+def test_many_entries_on_many_shapes_match_like_the_scan() -> None:
+    """Buckets of exact keys, ranges that overlap (first wins) and gaps, at a size
+    where every path of the matcher runs; against the scan written out."""
+    rng = np.random.default_rng(7)
+    entries: list[dict[str, Any]] = []
+    for i in range(300):
+        n = int(rng.integers(0, 5))
+        if i % 3:
+            low = int(rng.integers(0, 200))
+            entries.append({"N": n, "M": low, "M_END": low + int(rng.integers(1, 40)),
+                            "BM": i})  # fmt: skip
+        else:
+            entries.append({"N": n, "M": int(rng.integers(0, 200)), "BM": i})
+    rows = [
+        {"M": int(m), "N": int(n)} for m, n in rng.integers(0, 220, (500, 2)) % [220, 6]
+    ]
+    found = dispatch(table(entries), pd.DataFrame(rows), ["M", "N"])
+    assert found.entry.tolist() == brute(entries, rows, ["M", "N"])
+    counts = [sum(1 for e in entries if _covers(e, r)) for r in rows]
+    assert found.covering.tolist() == counts
+
+
+def covering(
+    entries: list[dict[str, Any]], row: dict[str, Any], cols: list[str]
+) -> int:
+    """How many entries cover ``row``: the documented rule, entry by entry."""
+    keys = [c for c in cols if any(c in e or c + "_END" in e for e in entries)]
+    total = 0
+    for entry in entries:
+        ok = True
+        for c in keys:
+            if c + "_END" in entry:
+                v = number(row[c])
+                ok = v is not None and entry[c] <= v < entry[c + "_END"]
+            else:
+                ok = same(entry.get(c), row[c])
+            if not ok:
+                break
+        total += ok
+    return total
+
+
+def _covers(entry: dict[str, Any], row: dict[str, Any]) -> bool:
+    if entry["N"] != row["N"]:
+        return False
+    if "M_END" in entry:
+        return bool(entry["M"] <= row["M"] < entry["M_END"])
+    return bool(entry["M"] == row["M"])
+
+
 # ------------------------------------------------------------- against brute force
 
 
 values = st.sampled_from([1, 2, 3, 2.0, True, False, "2", None])
-points = st.integers(0, 12)
+BIG = 2**53
+points = st.one_of(
+    st.integers(0, 12),
+    st.sampled_from([0.5, 2.5, 12.0]),
+    st.integers(BIG - 2, BIG + 3),  # where a float64 holds every other integer
+    st.sampled_from([float(BIG), float(BIG) + 2.0]),
+)
+
+
+@st.composite
+def key(draw: st.DrawFn, entry: dict[str, Any], column: str) -> None:
+    """Give ``entry`` a range over ``column`` (never empty), an exact value or
+    nothing."""
+    kind = draw(st.sampled_from(["range", "exact", "missing"]))
+    if kind == "range":
+        low = draw(points)
+        high = low + draw(st.integers(1, 6))
+        assume(high > low)  # 2.0**53 + 1 is 2.0**53
+        entry[column], entry[column + "_END"] = low, high
+    elif kind == "exact":
+        entry[column] = draw(st.one_of(points, values))
 
 
 @st.composite
 def dispatch_cases(
     draw: st.DrawFn,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Tables with ranges over M, over N, over both (the match matrix) or neither."""
     entries = []
     for i in range(draw(st.integers(0, 6))):
         entry: dict[str, Any] = {"BM": i}
-        kind = draw(st.sampled_from(["range", "exact", "missing"]))
-        if kind == "range":
-            low = draw(points)
-            entry["M"], entry["M_END"] = low, low + draw(st.integers(-1, 6))
-        elif kind == "exact":
-            entry["M"] = draw(st.one_of(points, values))
+        draw(key(entry, "M"))
         if draw(st.booleans()):
-            entry["N"] = draw(values)
+            draw(key(entry, "N"))
         entries.append(entry)
     rows = [
-        {"M": draw(st.one_of(points, values)), "N": draw(values)}
+        {"M": draw(st.one_of(points, values)), "N": draw(st.one_of(points, values))}
         for _ in range(draw(st.integers(1, 8)))
     ]
     return entries, rows
@@ -217,8 +326,7 @@ def test_dispatch_equals_a_brute_force_scan(
     )
     found = dispatch(t, frame, ["M", "N"])
     assert found.entry.tolist() == brute(entries, rows, ["M", "N"])
-    # every covering count is at least 1 exactly where an entry is taken
-    assert ((found.covering > 0) == (found.entry >= 0)).all()
+    assert found.covering.tolist() == [covering(entries, r, ["M", "N"]) for r in rows]
 
 
 @settings(max_examples=examples(200))
@@ -226,7 +334,8 @@ def test_dispatch_equals_a_brute_force_scan(
 def test_dispatch_is_the_same_in_chunks(
     case: tuple[list[dict[str, Any]], list[dict[str, Any]]],
 ) -> None:
-    """A chunk of one shape at a time gives the same answer as one chunk."""
+    """The match matrix (two ranged columns) in chunks of one shape gives the same
+    answer as in one chunk."""
     entries, rows = case
     t = table(entries)
     frame = pd.DataFrame(

@@ -319,7 +319,7 @@ def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> N
     import matplotlib.image as matplotlib_image
 
     out = tmp_path / "charts" / "nested"
-    paths = [Path(p) for p in plot_importance(run(grid(BASE)), out)]
+    paths = [Path(p) for p in plot_importance(run(grid(BASE)), out).paths]
     assert [p.name for p in paths] == [
         "importance.png",
         "importance-SWAP.png",
@@ -330,7 +330,7 @@ def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> N
         assert path.read_bytes()[:8] == PNG_MAGIC
         pixels = matplotlib_image.imread(path)
         assert pixels.ndim == 3 and pixels.shape[0] > 100 and pixels.shape[1] > 100
-    again = [Path(p) for p in plot_importance(run(grid(BASE)), out)]
+    again = [Path(p) for p in plot_importance(run(grid(BASE)), out).paths]
     assert again == paths
     assert sorted(out.iterdir()) == sorted(paths)
 
@@ -351,7 +351,7 @@ def test_plot_file_names_are_safe_and_unique(tmp_path: Path) -> None:
         param_cols=["A B", "A/B", "../x"],
         metric=Metric("met", higher_is_better=False),
     )
-    names = sorted(Path(p).name for p in plot_importance(result, tmp_path))
+    names = sorted(Path(p).name for p in plot_importance(result, tmp_path).paths)
 
     def hashed(label: str) -> str:  # the documented rule, computed here
         return hashlib.sha256(label.encode()).hexdigest()[:10]

@@ -221,3 +221,39 @@ def test_misuse_is_one_line_and_exit_2(
     head, _, _ = message.partition("...")
     assert err.startswith(head) and err.count("\n") == 1, err
     assert files_in(heldout) == before
+
+
+@pytest.mark.parametrize(
+    "twice",
+    [
+        ["run_a.pkl", "run_b.pkl", "run_a.pkl"],  # one path twice
+        ["run_a.pkl", "copy.pkl"],  # a copy: another name, the same bytes
+        ["run_a.pkl", "run_a.csv"],  # kbench's two files of one run
+    ],
+)
+def test_one_run_given_twice_is_refused(
+    heldout: Path, capsys: pytest.CaptureFixture[str], twice: list[str]
+) -> None:
+    """Before: counted as two runs, every spread 1.000, "within noise 0 of 13"."""
+    shutil.copyfile("run_a.pkl", "copy.pkl")
+    before = files_in(heldout)
+    code, out, err = run(capsys, "--combine", "median", *twice, "-o", "t")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"{twice[-1]}: error: --combine: the same measurements as run_a.pkl (the "
+        "same run given twice would count as two runs, its spread 1.000 as noise "
+        "measured); give each run once\n"
+    )
+    assert files_in(heldout) == before
+
+
+def test_two_runs_that_differ_in_one_value_are_two_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kb_write: Callable[..., Path]
+) -> None:
+    rows = [{"M": 1, "BM": bm, "met (ms)": 1.0 + bm / 100} for bm in (64, 128)]
+    kb_write("a.pkl", rows)
+    kb_write("b.pkl", [rows[0], {**rows[1], "met (ms)": 2.5}])
+    code, _, err = run(
+        capsys, "--combine", "median", str(tmp_path / "a.pkl"), str(tmp_path / "b.pkl")
+    )
+    assert (code, err) == (0, "")

@@ -84,7 +84,7 @@ SCORE_MARKDOWN = """\
 - **not matched on**: -
 - **overlapping (first wins)**: 0
 - **ignored keys**: -
-- **fail above**: 1.05: pass
+- **fail above**: 1.05: pass (--allow-failed: 1 of 13 shapes without a ratio: 1 not measured, 0 no successful run)
 
 ### score: the 5 worst shapes, highest ratio first
 
@@ -147,7 +147,7 @@ def test_score_markdown_reads_as_a_pull_request_comment(
     code, out, err = run(
         capsys,
         *("--score", "table.yaml", "run_b.pkl"),
-        *("--format", "markdown", "--fail-above", "1.05"),
+        *("--format", "markdown", "--fail-above", "1.05", "--allow-failed"),
     )
     assert (code, out, err) == (0, SCORE_MARKDOWN, "")
 
@@ -264,13 +264,15 @@ def test_shapes_no_entry_covers_and_configs_never_measured_are_counted_apart(
 def test_fail_above_gates_on_the_geomean(
     heldout: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """With --allow-failed (run B's one crashed shape aside), the geomean decides."""
     build(capsys, "-p", "M,N,K", "-o", "table")
     code, out, _ = run(capsys, "--score", "table.yaml", "run_b.pkl", "--format", "json")
     geomean = sections(out)["score"]["facts"]["geomean ratio"]
     above = f"{geomean * 0.999:.6f}"
     code, out, err = run(
-        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", above
-    )
+        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", above,
+        "--allow-failed",
+    )  # fmt: skip
     assert code == 1
     assert out.startswith("== score: table.yaml")  # the report is printed all the same
     limit = f"{float(above):g}"
@@ -281,8 +283,9 @@ def test_fail_above_gates_on_the_geomean(
     )
     below = f"{geomean * 1.001:.6f}"
     code, _, err = run(
-        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", below
-    )
+        capsys, "--score", "table.yaml", "run_b.pkl", "--fail-above", below,
+        "--allow-failed",
+    )  # fmt: skip
     assert (code, err) == (0, "")
 
 
@@ -373,3 +376,50 @@ def test_misuse_is_one_line_and_exit_2(
     before = files_in(heldout)
     assert run(capsys, *args) == (2, "", message + "\n")
     assert files_in(heldout) == before
+
+
+def test_a_range_past_2_to_the_53_dispatches_the_entry_that_holds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kb_write: Callable[..., Path]
+) -> None:
+    """A float64 holds 2**53 but not 2**53 + 1 or + 3: compared as floats, the
+    first range [2**53 + 1, 2**53 + 3) became [2**53, 2**53 + 4) and took the shape
+    M = 2**53 (BM=128, ratio 2.000) from its own range (BM=64, 1.000)."""
+    big = 2**53
+    results = kb_write(
+        "r.pkl",
+        [{"M": big, "BM": 64, "met (ms)": 1.0}, {"M": big, "BM": 128, "met (ms)": 2.0}],
+    )
+    (tmp_path / "t.yaml").write_text(
+        f"params:\n- {{M: {big + 1}, M_END: {big + 3}, BM: 128}}\n"
+        f"- {{M: {big}, M_END: {big + 1}, BM: 64}}\n"
+    )
+    code, out, err = run(
+        capsys, "--score", str(tmp_path / "t.yaml"), str(results), "-p", "M",
+        "--format", "json", "-v",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    (shape,) = sections(out)["score-shapes"]["rows"]
+    assert (shape["M"], shape["entry"], shape["ratio"]) == (big, 1, 1.0)
+
+
+@pytest.mark.parametrize(("low", "high"), [(512, 16), (64, 64)])
+def test_an_empty_range_is_refused_at_its_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kb_write: Callable[..., Path],
+    low: int,
+    high: int,
+) -> None:
+    """Before: accepted silently, covering nothing."""
+    results = kb_write("r.pkl", [{"M": 16, "BM": 64, "met (ms)": 1.0}])
+    table = tmp_path / "t.yaml"
+    table.write_text(
+        "params:\n- M: 1\n  M_END: 16\n  BM: 64\n"
+        f"- M: {low}\n  M_END: {high}\n  BM: 128\n"
+    )
+    code, out, err = run(capsys, "--score", str(table), str(results), "-p", "M")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"{table}:5: error: params[1]: the range [M, M_END) = [{low}, {high}) is "
+        "empty: M_END must be above M\n"
+    )

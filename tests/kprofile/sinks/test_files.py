@@ -239,3 +239,71 @@ def kprofile_python(
         text=True,
         check=False,
     )
+
+
+# ------------------------------------------------------------------ symbolic links
+
+PLANTED = {  # the name each mode writes, where a link is planted
+    "diff": "M=8_N=7168_K=2048.csv",
+    "correlation": "correlation.png",
+    "plot": "importance.png",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(OUTPUT_MODES))
+def test_a_link_planted_at_a_derived_name_is_replaced_not_written_through(
+    tmp_path: Path, mode: str
+) -> None:
+    """A shared output folder: a symbolic link at the name kprofile writes points at
+    a file of the user's. Before: the link's target got the CSV or PNG bytes."""
+    demo = _demo(tmp_path)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"the user's own file\n")
+    link = demo / "out" / PLANTED[mode]
+    link.symlink_to(victim)
+    done = kprofile(*OUTPUT_MODES[mode], cwd=demo)
+    assert done.returncode == 0, done.stderr
+    assert victim.read_bytes() == b"the user's own file\n"
+    assert not link.is_symlink() and link.is_file()
+    clean = _demo(tmp_path / "clean")
+    assert kprofile(*OUTPUT_MODES[mode], cwd=clean).returncode == 0
+    assert link.read_bytes() == (clean / "out" / PLANTED[mode]).read_bytes()
+    assert done.stderr.splitlines()[0] == (
+        f"out/{PLANTED[mode]}: warning: was a symbolic link (to {victim}); "
+        "replaced it with the file rather than writing through it"
+    )
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "folder", "missing"])
+def test_a_link_to_a_device_a_folder_or_nothing_is_replaced_too(
+    tmp_path: Path, target: str
+) -> None:
+    demo = _demo(tmp_path)
+    (demo / "folder").mkdir()
+    link = demo / "out" / "correlation.png"
+    link.symlink_to(target if target.startswith("/") else demo / target)
+    done = kprofile(*OUTPUT_MODES["correlation"], cwd=demo)
+    assert done.returncode == 0, done.stderr
+    assert link.is_file() and not link.is_symlink()
+    assert link.read_bytes().startswith(b"\x89PNG")
+    assert list((demo / "folder").iterdir()) == []
+    assert Path("/dev/null").is_char_device()
+
+
+@pytest.mark.parametrize("mode", sorted(OUTPUT_MODES))
+def test_a_failed_write_leaves_the_planted_link_as_it_was(
+    tmp_path: Path, mode: str
+) -> None:
+    """All or nothing includes the link: a write failing half way (a file-size
+    limit) makes it again, pointing where it pointed."""
+    demo = _demo(tmp_path)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"the user's own file\n")
+    link = demo / "out" / PLANTED[mode]
+    link.symlink_to(victim)
+    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, preexec_fn=_small_files)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.endswith(": error: cannot write: File too large\n")
+    assert link.is_symlink() and os.readlink(link) == str(victim)
+    assert victim.read_bytes() == b"the user's own file\n"
+    assert sorted(p.name for p in (demo / "out").iterdir()) == [PLANTED[mode]]

@@ -1,0 +1,66 @@
+"""``--fail-above R``: whether a table's score passes the gate, and the words for it.
+
+The gate fails when the table is not shown to be within R of each shape's best: the
+geomean ratio of the scored shapes is above R, no shape was scored, or (unless
+``--allow-failed``) a shape has no ratio because the table's config did not run
+successfully there (``not measured``) or nothing ran there (``no successful run``).
+"""
+
+from __future__ import annotations
+
+from kprofile.core.score import NO_RUN, NOT_MEASURED, Score
+from kprofile.core.values import counted
+
+
+def gate(
+    score: Score, limit: float, *, allow_failed: bool = False
+) -> tuple[str, str | None]:
+    """``--fail-above``: the fact it shows, and why the run fails (None: it passes).
+
+    It fails when the geomean ratio of the scored shapes is above ``limit``, when no
+    shape was scored, and (unless ``allow_failed``) when the table's config did not
+    run successfully at a shape (``not measured``) or nothing ran at one (``no
+    successful run``): a crash is no ratio of 1.0, and a shape nobody measured is not
+    a shape the table passed. Shapes no entry covers (``no entry``) lie outside the
+    table and are counted apart only."""
+    unrun, short = _unrun(score), _unrun(score, short=True)
+    if not score.scored:
+        return f"{limit:g}: fail (no shape scored)", (
+            f"fail: no shape was scored, so --fail-above {limit:g} cannot pass"
+            + (f" ({unrun})" if unrun else "")
+        )
+    reasons, why = [], []
+    if score.geomean > limit:
+        reasons.append("the geomean ratio is above it")
+        why.append(
+            f"the geomean ratio {score.geomean:.6g} is above --fail-above {limit:g}"
+        )
+    if unrun and not allow_failed:
+        reasons.append(short)
+        why.append(f"{unrun}; --allow-failed judges the scored shapes alone")
+    if reasons:
+        return f"{limit:g}: fail ({'; '.join(reasons)})", f"fail: {'; '.join(why)}"
+    if unrun:
+        return f"{limit:g}: pass (--allow-failed: {short})", None
+    return f"{limit:g}: pass", None
+
+
+def _unrun(score: Score, *, short: bool = False) -> str:
+    """The shapes the gate cannot pass, by reason: ``2 of 13 shapes have no ratio: 1
+    where the table's config failed or was not run (not measured), 1 where no config
+    ran (no successful run)`` (``short``: ``2 of 13 shapes without a ratio: 1 not
+    measured, 1 no successful run``); empty when there are none."""
+    count = score.not_measured + score.no_run
+    if not count:
+        return ""
+    if short:
+        return (
+            f"{count} of {len(score.shapes)} shapes without a ratio: "
+            f"{score.not_measured} {NOT_MEASURED}, {score.no_run} {NO_RUN}"
+        )
+    return (
+        f"{count} of {counted(len(score.shapes), 'shape', 'shapes')} "
+        f"{'has' if count == 1 else 'have'} no ratio: {score.not_measured} where "
+        f"the table's config failed or was not run ({NOT_MEASURED}), "
+        f"{score.no_run} where no config ran ({NO_RUN})"
+    )
