@@ -45,6 +45,14 @@ SURROGATES = ("\udc80", "\udcff")  # os.fsdecode's stand-ins for undecodable byt
 _ESCAPES = {ord(c): repr(c)[1:-1] for c in (*LINE_BREAKS, "\t", *CONTROLS)}
 _ESCAPES.update((ord(c), f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
                 for c in INVISIBLE)  # fmt: skip
+
+
+def escapes_keeping(kept: str) -> dict[int, str]:
+    """``one_line``'s escapes (a ``str.translate`` table) without those of the
+    characters in ``kept`` (a CSV keeps a field's tab, CR and LF as data)."""
+    return {code: shown for code, shown in _ESCAPES.items() if chr(code) not in kept}
+
+
 _UNPRINTABLE = frozenset(LINE_BREAKS) | CONTROLS | INVISIBLE | {"\t"}
 _C_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r"}
 # Where a log reader may start a new line (GitHub's splits at CR and LF).

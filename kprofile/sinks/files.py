@@ -40,7 +40,7 @@ from kprofile.errors import KprofileError
 from kprofile.progress import SILENT, Progress
 from kprofile.render import charts
 from kprofile.sinks.derived import Written, write_derived
-from tuning_codegen.printable import CONTROLS, INVISIBLE, LINE_BREAKS, escape_commands
+from tuning_codegen.printable import escape_commands, escapes_keeping
 from tuning_codegen.transaction import MAX_NAME_BYTES
 
 HEATMAP_NAME = "correlation.png"
@@ -51,13 +51,7 @@ _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 _QUOTED = ',"\n\r'
 # What a CSV shows as an escape, spelled as one_line spells it (\x1b, \x85, \u200b,
 # \U000e0041); a field's tab, CR and LF stay (quoted), as a spreadsheet reads them.
-_SHOWN = {
-    ord(c): repr(c)[1:-1]
-    if c not in INVISIBLE
-    else (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
-    for c in (*CONTROLS, *LINE_BREAKS, *INVISIBLE)
-    if c not in "\n\r"
-}
+_SHOWN = escapes_keeping("\t\n\r")
 
 
 def write_files(files: Mapping[Path, bytes]) -> Written:
