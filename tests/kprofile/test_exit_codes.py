@@ -104,6 +104,7 @@ OUT_OF_MEMORY = (
 )
 
 
+@pytest.mark.slow  # builds an input of tens of MB, read under a memory limit
 def test_a_score_table_too_big_for_the_memory_is_named_exit_2(tmp_path: Path) -> None:
     """A 3.7 MB table within every limit; before: 'not enough memory for this
     analysis of the inputs', naming none of them."""
@@ -113,6 +114,7 @@ def test_a_score_table_too_big_for_the_memory_is_named_exit_2(tmp_path: Path) ->
     assert done.stderr == f"big.yaml: error: {OUT_OF_MEMORY.format(what='read it')}\n"
 
 
+@pytest.mark.slow  # builds an input of tens of MB, read under a memory limit
 def test_an_update_of_a_manifest_too_big_for_the_memory_is_named_exit_2(
     tmp_path: Path,
 ) -> None:
@@ -129,6 +131,7 @@ def test_an_update_of_a_manifest_too_big_for_the_memory_is_named_exit_2(
     assert (tmp_path / "big.yaml").read_bytes() == before
 
 
+@pytest.mark.slow  # builds an input of tens of MB, read under a memory limit
 def test_a_results_pickle_too_big_for_the_memory_is_named_exit_2(
     tmp_path: Path,
 ) -> None:
