@@ -20,6 +20,7 @@ import pandas as pd
 from kprofile.core.columns import Grouping, first_minimum, group_rows, row_name
 from kprofile.core.metric import Metric, metric_values, ratio_to, valid_mask
 from kprofile.core.values import plain
+from kprofile.inputs.failures import KINDS, OTHER
 from kprofile.inputs.load import SPEC, Results
 
 
@@ -42,6 +43,7 @@ class Summary:
     config: dict[str, Any]
     shape: dict[str, Any]
     tuning: tuple[str, ...]
+    failed_by: dict[str, int] | None = None  # kbench's failures by kind, if read
 
 
 def summary_of(results: Results, metric: Metric) -> Summary:
@@ -50,7 +52,10 @@ def summary_of(results: Results, metric: Metric) -> Summary:
 
 
 def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
-    """The summary of every group of ``grouping``, in its order."""
+    """The summary of every group of ``grouping``, in its order. Where kbench's
+    record of failures was read (``Results.failure``), each group's failed points
+    are also counted by kind (``build``, ``execution``, ``timeout``; ``other`` only
+    when there is one)."""
     frame = grouping.results.frame
     order, starts = grouping.order, grouping.starts
     sizes = grouping.stops - starts
@@ -70,6 +75,7 @@ def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
     keys = _gather(frame, grouping.results.row_key, at_best)
     spec = _gather(frame, SPEC, at_best) if SPEC in frame.columns else None
     params = grouping.results.params
+    by_kind = _failures_by_kind(grouping)
     out = []
     for g in range(len(grouping)):
         has = bool(ran[g])
@@ -88,9 +94,27 @@ def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
                 config={p: v[g] for p, v in config.items()} if has else {},
                 shape={p: firsts_of[p][g] for p in steady},
                 tuning=tuple(p for p in params if p not in steady) or params,
+                failed_by=None
+                if by_kind is None
+                else {k: int(n[g]) for k, n in by_kind.items()},
             )
         )
     return out
+
+
+def _failures_by_kind(grouping: Grouping) -> dict[str, np.ndarray] | None:
+    """How many of each group's rows kbench recorded as failed, kind by kind."""
+    column = grouping.results.failure
+    if column is None:
+        return None
+    kinds = grouping.results.frame[column].to_numpy(dtype=object)[grouping.order]
+    counts = {
+        kind: np.add.reduceat((kinds == kind).astype(np.int64), grouping.starts)
+        for kind in (*KINDS, OTHER)
+    }
+    if not counts[OTHER].any():
+        del counts[OTHER]
+    return counts
 
 
 def _gather(frame: pd.DataFrame, column: str, rows: np.ndarray) -> list[Any]:

@@ -22,6 +22,7 @@ import pandas as pd
 
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
+from kprofile.inputs.failures import BadRecord, join_failures, read_failures
 from kprofile.inputs.files import irregular
 from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
@@ -107,9 +108,7 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         if kind == "pkl":
             return _load_pickle(path)
         if kind == "csv":
-            table = read_csv(path)
-            results = results_of(path, "csv", table.frame, {}, (LINE, table.lines))
-            return dataclasses.replace(results, warnings=table.warnings)
+            return _load_csv(path)
         return _load_yaml(path, max_rows)
     except InvalidInputError:
         raise
@@ -158,7 +157,42 @@ def _load_pickle(path: str) -> Results:
         names = ", ".join(repr(name) for name in twice)
         raise KprofileError(path, f"columns named more than once: {names}")
     frame, warnings = _rows_with_a_spec(frame, path)
-    return dataclasses.replace(results_of(path, "pkl", frame, meta), warnings=warnings)
+    key = MESH_IDX if MESH_IDX in frame.columns else None
+    name = text_value(meta.get("name"))
+    frame, column, note = _with_failures(path, frame, name, key)
+    results = results_of(path, "pkl", frame, meta)
+    warnings += (note,) if note else ()
+    return dataclasses.replace(results, warnings=warnings, failure=column)
+
+
+def _load_csv(path: str) -> Results:
+    table = read_csv(path)
+    frame, column, note = _with_failures(path, table.frame, None, None)
+    lines = table.lines
+    if len(frame) > len(lines):  # a failed point has no line in the CSV
+        lines = np.concatenate(
+            [lines.astype(object), np.full(len(frame) - len(lines), None)]
+        )
+    results = results_of(path, "csv", frame, {}, (LINE, lines))
+    warnings = table.warnings + ((note,) if note else ())
+    return dataclasses.replace(results, warnings=warnings, failure=column)
+
+
+def _with_failures(
+    path: str, frame: pd.DataFrame, name: str | None, key: str | None
+) -> tuple[pd.DataFrame, str | None, str | None]:
+    """``frame`` with the points kbench recorded as failed beside ``path``
+    (``inputs.failures``), the column of their kinds (None: no record read), and a
+    warning for stderr when the record cannot be used."""
+    record, note = read_failures(path)
+    if record is None:
+        return frame, None, note
+    try:
+        joined, column = join_failures(frame, record, name=name, key=key)
+    except BadRecord as exc:
+        where = record.path
+        return frame, None, f"{where}: warning: {exc}; its failed points are not counted"
+    return joined, column, None
 
 
 def _rows_with_a_spec(

@@ -33,6 +33,9 @@ class Results:
     the record already knows them (a ``-p`` group: ``core.columns.groups`` works them
     out for every group at once); None: not known yet. ``runtime``: the parameters the
     spec marks as runtime (``$M=256``), which kbench's own specs use for the shape.
+    ``failure``: the column holding the kind of each point kbench recorded as failed
+    (``build``, ``execution``, ``timeout``; None where the point ran), when its
+    record was read (``inputs.failures``).
     """
 
     path: str
@@ -47,6 +50,7 @@ class Results:
     row_key: str = MESH_IDX  # the column naming each row (core.columns.row_id)
     constant: tuple[str, ...] | None = None
     runtime: tuple[str, ...] = ()
+    failure: str | None = None
 
 
 def with_row_key(

@@ -116,6 +116,8 @@ def summary_view(
         ("entries", found.entries),
         ("failed", found.failed),
     ]
+    if found.failed_by is not None:  # kbench's record of failures was read
+        facts += [(f"failed {kind}", n) for kind, n in found.failed_by.items()]
     if found.best is None:
         return Section(
             "summary",
