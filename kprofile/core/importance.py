@@ -5,7 +5,9 @@ For a parameter P, a value v and a shape s, the *reachable ratio* is the lowest 
 (1.0 = the shape's best) among the configs measured on s that have P = v. Over shapes it
 is summarized two ways: ``worst`` (the maximum over the shapes where v was measured) and
 ``geomean`` (their geometric mean). ``shapes`` counts the shapes where v was measured
-with a successful run; no number is invented for the others.
+with a successful run; no number is invented for the others. ``fails`` counts the
+shapes where every run with P = v failed (kbench's record of failures, or a run
+without a valid measurement): the value fails there, so it is never the best value.
 
 Ranking: a parameter's ``cost`` is the ``worst`` of its worst value, i.e. how much
 fixing the parameter to a bad value can cost on some shape. Parameters are ranked by
@@ -21,7 +23,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from kprofile.core.measure import measure
+from kprofile.core.measure import Measured, measure
 from kprofile.core.metric import Metric
 from kprofile.core.values import entries, plain, shape_label
 from kprofile.progress import SILENT, Progress
@@ -43,6 +45,7 @@ TABLE_COLUMNS = (
     "geomean",
     "shapes",
     "shapes_total",
+    "fails",
 )
 
 
@@ -56,6 +59,7 @@ class ValueReach:
     geomean: float  # geometric mean over measured shapes; NaN when measured on none
     shapes: int  # shapes where this value has a successful run
     worst_shape: str = ""  # where ``worst`` is reached (the first); "" at 1.0
+    fails: int = 0  # shapes where every run with this value failed
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,8 @@ class ParamImportance:
     param: str
     rank: int  # 1 = matters most
     cost: float  # worst ``worst`` over the values
-    best_value: object  # the value whose ``worst`` is lowest (ties: geomean, order)
+    best_value: object  # the lowest ``worst`` (ties: geomean, order) of the values
+    # that fail at no shape; None when every value fails somewhere
     values: tuple[ValueReach, ...]
 
     @property
@@ -102,7 +107,7 @@ def importance(
     unranked = []
     with progress("importance: parameters", len(param_cols)) as advance:
         for p in param_cols:
-            unranked.append(_param(m.table, m.configs[p], p, labels))
+            unranked.append(_param(m, m.configs[p], p, labels))
             advance(1)
     order = sorted(range(len(unranked)), key=lambda i: _rank_key(unranked[i], i))
     params = tuple(
@@ -115,10 +120,11 @@ def importance(
 
 
 def _param(
-    table: pd.DataFrame, column: pd.Series, name: str, labels: Sequence[str]
+    m: Measured, column: pd.Series, name: str, labels: Sequence[str]
 ) -> ParamImportance:
     """Reachable ratios for every value of one parameter (``column``: config id ->
     value); ``labels`` names each shape id."""
+    table = m.table
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     code_of_config = pd.Series(codes, index=column.index)
     per_shape = (
@@ -134,6 +140,7 @@ def _param(
             "shapes": per_shape.groupby(level="code").size(),
         }
     ).reindex(range(len(uniques)))
+    fails = _fails(m.failed, code_of_config, per_shape.index, len(uniques))
     worst = stats["worst"].to_numpy(dtype=np.float64)
     geomean = stats["geomean"].to_numpy(dtype=np.float64)
     shapes = stats["shapes"].fillna(0).to_numpy(dtype=np.int64)
@@ -152,15 +159,36 @@ def _param(
             float(geomean[c]),
             int(shapes[c]),
             worst_at.get(c, ""),
+            int(fails[c]),
         )
         for c in order
     ]
     measured = [v for v in values if v.shapes]
     cost = max(v.worst for v in measured)
-    best = min(measured, key=lambda v: (v.worst, v.geomean))
+    never_fails = [v for v in measured if not v.fails]
+    best = min(never_fails, key=lambda v: (v.worst, v.geomean), default=None)
     return ParamImportance(
-        param=name, rank=0, cost=cost, best_value=best.value, values=tuple(values)
+        param=name,
+        rank=0,
+        cost=cost,
+        best_value=None if best is None else best.value,
+        values=tuple(values),
     )
+
+
+def _fails(
+    failed: pd.DataFrame, code_of_config: pd.Series, ran: pd.MultiIndex, count: int
+) -> np.ndarray:
+    """For each of ``count`` value codes, the shapes where it has failed runs and no
+    successful one (``ran``: the (code, shape) pairs that ran)."""
+    pairs = pd.DataFrame(
+        {
+            "code": code_of_config.reindex(failed["config"]).to_numpy(),
+            "shape": failed["shape"].to_numpy(),
+        }
+    ).drop_duplicates()
+    only = pairs[~pd.MultiIndex.from_frame(pairs).isin(ran)]
+    return np.bincount(only["code"].to_numpy(dtype=np.int64), minlength=count)
 
 
 def _rank_key(p: ParamImportance, position: int) -> tuple[float, float, int]:
@@ -171,7 +199,7 @@ def _rank_key(p: ParamImportance, position: int) -> tuple[float, float, int]:
 def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFrame:
     rows = [
         (p.rank, p.param, p.cost, v.value, v.worst, v.worst_shape or None, v.geomean,
-         v.shapes, shapes_total)
+         v.shapes, shapes_total, v.fails)
         for p in params
         for v in p.values
     ]  # fmt: skip

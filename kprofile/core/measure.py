@@ -11,7 +11,7 @@ worse is above 1.0.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -29,12 +29,17 @@ class Measured:
     appearance in the input), ``value`` (the best measurement), ``best`` (the shape's
     best value) and ``ratio`` (1.0 for the shape's best). Sorted by shape, then config.
     ``shapes`` / ``configs`` map those ids (their index) to the shape / parameter
-    columns, including shapes and configs that only had failed runs.
+    columns, including shapes and configs that only had failed runs. ``failed``: the
+    (``shape``, ``config``) pairs whose every run failed (kbench's recorded failures
+    among them), which therefore have no row in ``table``.
     """
 
     table: pd.DataFrame
     shapes: pd.DataFrame
     configs: pd.DataFrame
+    failed: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame({"shape": [], "config": []}, dtype="int64")
+    )
 
 
 def measure(
@@ -75,7 +80,20 @@ def measure(
         table=table,
         shapes=_first_rows(df, shape_cols, shape_id),
         configs=_first_rows(df, param_cols, config_id),
+        failed=_only_failed(shape_id[~ok], config_id[~ok], table),
     )
+
+
+def _only_failed(
+    shape_id: pd.Series, config_id: pd.Series, table: pd.DataFrame
+) -> pd.DataFrame:
+    """The (shape, config) pairs of the failed runs that have no successful run."""
+    pairs = pd.DataFrame(
+        {"shape": shape_id.to_numpy(), "config": config_id.to_numpy()}
+    ).drop_duplicates()
+    ran = pd.MultiIndex.from_frame(table[["shape", "config"]])
+    keep = ~pd.MultiIndex.from_frame(pairs).isin(ran)
+    return pairs[keep].sort_values(["shape", "config"]).reset_index(drop=True)
 
 
 def check_shapes(count: int, columns: Sequence[str]) -> None:

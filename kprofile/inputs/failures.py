@@ -83,10 +83,14 @@ def read_failures(results_path: str) -> tuple[FailureRecord | None, str | None]:
             return None, None
         return parse_failures(path, _read_bounded(path)), None
     except BadRecord as exc:
-        return None, f"{path}: warning: {exc}; its failed points are not counted"
+        return None, unusable(path, str(exc))
     except OSError as exc:
-        reason = f"cannot read: {exc.strerror or exc}"
-        return None, f"{path}: warning: {reason}; its failed points are not counted"
+        return None, unusable(path, f"cannot read: {exc.strerror or exc}")
+
+
+def unusable(path: str, reason: str) -> str:
+    """The warning for a failures file that cannot be used."""
+    return f"{path}: warning: {reason}; its failed points are not counted"
 
 
 def _read_bounded(path: str) -> bytes:
@@ -111,9 +115,7 @@ def parse_failures(path: str, data: bytes) -> FailureRecord:
         raise BadRecord("nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits
         raise BadRecord(f"not valid JSON ({str(exc).splitlines()[0]})") from None
-    if not isinstance(document, dict) or not isinstance(
-        document.get("failures"), list
-    ):
+    if not isinstance(document, dict) or not isinstance(document.get("failures"), list):
         raise BadRecord("not a kbench failures record (no 'failures' list)")
     failures = document["failures"]
     if len(failures) > MAX_FAILURES:
@@ -188,7 +190,8 @@ def join_failures(
     }
     if key is not None:
         added[key] = np.array([p.mesh_idx for p in points], dtype=np.int64)
-    failed = pd.DataFrame(added, index=pd.RangeIndex(len(frame), len(frame) + len(points)))
+    rows = pd.RangeIndex(len(frame), len(frame) + len(points))
+    failed = pd.DataFrame(added, index=rows)
     ran = frame.reset_index(drop=True).assign(**{column: None})
     return pd.concat([ran, failed], axis=0), column
 

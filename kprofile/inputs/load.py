@@ -22,7 +22,12 @@ import pandas as pd
 
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
-from kprofile.inputs.failures import BadRecord, join_failures, read_failures
+from kprofile.inputs.failures import (
+    BadRecord,
+    join_failures,
+    read_failures,
+    unusable,
+)
 from kprofile.inputs.files import irregular
 from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
@@ -190,8 +195,7 @@ def _with_failures(
     try:
         joined, column = join_failures(frame, record, name=name, key=key)
     except BadRecord as exc:
-        where = record.path
-        return frame, None, f"{where}: warning: {exc}; its failed points are not counted"
+        return frame, None, unusable(record.path, str(exc))
     return joined, column, None
 
 
