@@ -177,7 +177,7 @@ def _param(
 
 
 def _fails(
-    failed: pd.DataFrame, code_of_config: pd.Series, ran: pd.MultiIndex, count: int
+    failed: pd.DataFrame, code_of_config: pd.Series, ran: pd.Index, count: int
 ) -> np.ndarray:
     """For each of ``count`` value codes, the shapes where it has failed runs and no
     successful one (``ran``: the (code, shape) pairs that ran)."""
