@@ -25,7 +25,9 @@ REAL = FIXTURES / "realkbench"
 SECONDS = "met (s)"
 NOTE = "kprofile: no 'met (ms)' column; metric 'met (s)' (lower is better); -m chooses another\n"
 SHAPE = ("M", "N", "K")
-TUNING = ("BM", "BN", "BK")
+# The genuine runs: A and B (numpy, 12 points fail at execution), C (numpy, 3 fail at
+# execution and 1 times out), D (Mojo: 4 fail to build, 2 at execution).
+RUNS = ("A", "B", "C", "D")
 
 
 def _failures(run_set: str = "A") -> list[dict[str, Any]]:
@@ -37,8 +39,17 @@ def _point(failure: dict[str, Any]) -> dict[str, Any]:
     return {k.lstrip("$"): v for k, v in failure["params"].items()}
 
 
+def _tuning(run_set: str) -> tuple[str, ...]:
+    return tuple(p for p in _point(_failures(run_set)[0]) if p not in SHAPE)
+
+
+def _metric(run_set: str) -> str:
+    return "met (ms)" if run_set == "D" else SECONDS
+
+
 def _measured(run_set: str = "A") -> pd.DataFrame:
-    """The rows of the CSV kbench wrote, with the parameters of each spec string."""
+    """The rows of the CSV kbench wrote, with the parameters of each spec string
+    and the shape each is of."""
     raw = pd.read_csv(REAL / run_set / "out.csv")
     params = pd.DataFrame(
         [
@@ -46,7 +57,8 @@ def _measured(run_set: str = "A") -> pd.DataFrame:
             for s in raw["spec"]
         ]
     )
-    return raw.join(params)
+    table = raw.join(params)
+    return table.assign(shape=[_shape(r) for r in table.to_dict("records")])
 
 
 def _shape(values: dict[str, Any]) -> str:
@@ -63,128 +75,162 @@ def _sections(document: dict[str, Any], view: str) -> list[dict[str, Any]]:
     return [s for s in document["sections"] if s["view"] == view]
 
 
-@pytest.mark.parametrize("name", ["A/out.pkl", "B/out.pkl", "A/out.csv", "B/out.csv"])
+def test_the_genuine_runs_hold_every_kind_of_failure() -> None:
+    kinds = {r: [f["failure_type"] for f in _failures(r)] for r in RUNS}
+    assert {r: len(k) for r, k in kinds.items()} == {"A": 12, "B": 12, "C": 4, "D": 6}
+    assert set(kinds["C"]) == {"execution", "timeout"}
+    assert set(kinds["D"]) == {"build", "execution"}
+
+
+@pytest.mark.parametrize("kind", ["pkl", "csv"])
+@pytest.mark.parametrize("run_set", RUNS)
 def test_the_summary_counts_each_shapes_failed_points_by_kind(
-    capsys: pytest.CaptureFixture[str], name: str
+    capsys: pytest.CaptureFixture[str], run_set: str, kind: str
 ) -> None:
-    run_set = name[0]
-    failures = _failures(run_set)
-    measured = _measured(run_set)
-    document = _json(capsys, str(REAL / name), "-p", "M,N,K")
+    failures, measured = _failures(run_set), _measured(run_set)
+    document = _json(capsys, str(REAL / run_set / f"out.{kind}"), "-p", "M,N,K")
     summaries = _sections(document, "summary")
-    assert len(summaries) == 3
+    assert len(summaries) == measured["shape"].nunique()
     for section in summaries:
         facts = section["facts"]
-        here = [f for f in failures if _shape(_point(f)) == facts["shape"]]
-        kinds = [f["failure_type"] for f in here]
-        shapes = [_shape(r) for r in measured.to_dict("records")]
-        ran = measured[[s == facts["shape"] for s in shapes]]
-        assert facts["entries"] == len(ran) + len(here)
-        assert facts["failed"] == len(here)
+        kinds = [
+            f["failure_type"] for f in failures if _shape(_point(f)) == facts["shape"]
+        ]
+        ran = measured[measured["shape"] == facts["shape"]]
+        assert facts["entries"] == len(ran) + len(kinds)
+        assert facts["failed"] == len(kinds)
         assert facts["failed build"] == kinds.count("build")
         assert facts["failed execution"] == kinds.count("execution")
         assert facts["failed timeout"] == kinds.count("timeout")
-        assert facts["best met (s)"] == ran[SECONDS].min()
+        assert facts[f"best {_metric(run_set)}"] == ran[_metric(run_set)].min()
 
 
+@pytest.mark.parametrize("run_set", RUNS)
 def test_the_whole_file_summary_counts_every_failed_point(
+    capsys: pytest.CaptureFixture[str], run_set: str
+) -> None:
+    kinds = [f["failure_type"] for f in _failures(run_set)]
+    document = _json(capsys, str(REAL / run_set / "out.pkl"))
+    facts = _sections(document, "summary")[0]["facts"]
+    assert facts["entries"] == len(_measured(run_set)) + len(kinds)
+    assert facts["failed"] == len(kinds)
+    for kind in ("build", "execution", "timeout"):
+        assert facts[f"failed {kind}"] == kinds.count(kind)
+
+
+@pytest.mark.parametrize("run_set", RUNS)
+def test_a_config_is_ranked_last_at_every_shape_where_it_failed(
+    capsys: pytest.CaptureFixture[str], run_set: str
+) -> None:
+    """--ratio per shape: every failed point after every one that ran, with no
+    ratio and no measurement; --head never shows one."""
+    tuning, metric = _tuning(run_set), _metric(run_set)
+    path = str(REAL / run_set / "out.pkl")
+    document = _json(capsys, path, "-p", "M,N,K", "-r", "--head", "3")
+    heads = _sections(document, "head")
+    for ratio, head in zip(_sections(document, "ratio"), heads, strict=True):
+        rows = ratio["rows"]
+        ran = [r for r in rows if r["ratio"] is not None]
+        failed = rows[len(ran) :]
+        shape = ratio["title"].split("[")[1].split("]")[0]
+        here = [_point(f) for f in _failures(run_set) if _shape(_point(f)) == shape]
+        assert rows[: len(ran)] == ran
+        assert sorted(tuple(r[p] for p in tuning) for r in failed) == sorted(
+            tuple(f[p] for p in tuning) for f in here
+        )
+        assert all(r[metric] is None for r in failed)
+        assert all(r["ratio"] is not None for r in head["rows"])
+
+
+def test_the_best_config_of_one_shape_that_timed_out_at_another_is_last_there(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    failures = _failures()
-    facts = _sections(_json(capsys, str(REAL / "A/out.pkl")), "summary")[0]["facts"]
-    assert len(failures) == 12
-    assert (facts["entries"], facts["failed"]) == (len(_measured()) + 12, 12)
-    assert facts["failed execution"] == 12
-    assert (facts["failed build"], facts["failed timeout"]) == (0, 0)
+    """Run C: the best config at M=128 is the one that hung at M=96 (a timeout)."""
+    measured = _measured("C")
+    first = measured[measured["shape"] == "M=128/N=128/K=128"]
+    best = first.loc[first[SECONDS].idxmin()]
+    config = {p: int(best[p]) for p in ("BM", "BN")}
+    (timed_out,) = [f for f in _failures("C") if f["failure_type"] == "timeout"]
+    assert {p: _point(timed_out)[p] for p in config} == config
+    document = _json(capsys, str(REAL / "C/out.pkl"), "-p", "M,N,K", "-r")
+    ratio = [s for s in _sections(document, "ratio") if "M=96/" in s["title"]][0]
+    failed_here = [f for f in _failures("C") if _point(f)["M"] == 96]
+    same = [r for r in ratio["rows"] if {p: r[p] for p in config} == config]
+    assert len(same) == 1
+    assert same[0] in ratio["rows"][-len(failed_here) :]  # among the failed, last
+    assert same[0]["ratio"] is None and same[0][SECONDS] is None
 
 
-def test_the_best_config_of_the_file_is_ranked_last_where_it_failed(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """The file's best row alone (mesh_idx 59: BN=128) failed at N=192: in that
-    shape's --ratio view its config comes after every point that ran, with no
-    ratio, and --head never shows it."""
-    measured = _measured()
-    best = measured.loc[measured[SECONDS].idxmin()]
-    config = {p: int(best[p]) for p in TUNING}
-    failed_at = [
-        _shape(_point(f))
-        for f in _failures()
-        if {p: _point(f)[p] for p in TUNING} == config
-    ]
-    assert failed_at == ["M=384/N=192/K=320"]
-    document = _json(
-        capsys, str(REAL / "A/out.pkl"), "-p", "M,N,K", "-r", "--head", "3"
-    )
-    ratio = next(
-        s
-        for s in _sections(document, "ratio")
-        if s["title"].endswith(f"[{failed_at[0]}]: ratio to best")
-    )
-    rows = ratio["rows"]
-    ran = [r for r in rows if r["ratio"] is not None]
-    assert rows[: len(ran)] == ran  # every failed point after every one that ran
-    assert len(rows) - len(ran) == 12
-    same = [r for r in rows if {p: r[p] for p in TUNING} == config]
-    assert len(same) == 1 and same[0]["ratio"] is None and same[0][SECONDS] is None
-    head = next(s for s in _sections(document, "head") if failed_at[0] in s["title"])
-    assert all(r["ratio"] is not None for r in head["rows"])
-
-
+@pytest.mark.parametrize("run_set", ["A", "C", "D"])
 def test_importance_never_calls_a_value_that_fails_at_a_shape_best(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], run_set: str
 ) -> None:
-    failures, measured = _failures(), _measured()
-    document = _json(capsys, str(REAL / "A/out.pkl"), "--importance")
+    failures, measured = _failures(run_set), _measured(run_set)
+    document = _json(capsys, str(REAL / run_set / "out.pkl"), "--importance")
     (ranked,) = _sections(document, "importance")
     (values,) = _sections(document, "importance-values")
-    shapes = measured[list(SHAPE)].drop_duplicates().to_dict("records")
-    for param in TUNING:
+    shapes = measured["shape"].unique().tolist()
+    for param in _tuning(run_set):
         best = next(r["best value"] for r in ranked["rows"] if r["param"] == param)
         for row in (r for r in values["rows"] if r["param"] == param):
             # the shapes where the value failed and never ran (the oracle)
-            fails = [
-                s
-                for s in shapes
-                if any(
-                    _point(f)[param] == row["value"] and _shape(_point(f)) == _shape(s)
-                    for f in failures
-                )
-                and not (
-                    (measured[param] == row["value"])
-                    & (measured[list(SHAPE)] == pd.Series(s)).all(axis=1)
-                ).any()
-            ]
+            ran = set(measured["shape"][measured[param] == row["value"]])
+            failed = {
+                _shape(_point(f)) for f in failures if _point(f)[param] == row["value"]
+            }
+            fails = [s for s in shapes if s in failed and s not in ran]
             assert row["fails"] == len(fails), (param, row["value"])
             if fails:
                 assert best != row["value"]
+
+
+def test_importance_of_the_mojo_run_picks_the_one_tile_that_always_builds_and_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """D: BN=128 never builds, BN=64 fails at N=96; BN=32 is the only safe value."""
+    document = _json(capsys, str(REAL / "D/out.pkl"), "--importance")
+    (ranked,) = _sections(document, "importance")
     bn = next(r for r in ranked["rows"] if r["param"] == "BN")
-    assert bn["best value"] == 64  # BN=128 reaches 1.030 where it runs, fails at N=192
+    assert bn["best value"] == 32
+
+
+def test_importance_of_run_a_does_not_pick_the_tile_that_fails_at_n_192(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """BN=128 reaches 1.030 of the best where it runs, and fails at N=192."""
+    document = _json(capsys, str(REAL / "A/out.pkl"), "--importance")
+    (ranked,) = _sections(document, "importance")
+    assert next(r for r in ranked["rows"] if r["param"] == "BN")["best value"] == 64
 
 
 @pytest.mark.parametrize(
     "mode", [("--cover", "0.3"), ("--cover", "0"), ("--budget", "1"), ("--budget", "2")]
 )
+@pytest.mark.parametrize("run_set", ["A", "C", "D"])
 def test_cover_and_budget_never_give_a_shape_a_config_that_failed_there(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, mode: tuple[str, str]
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    run_set: str,
+    mode: tuple[str, str],
 ) -> None:
     out = tmp_path / "table.yaml"
-    code, _, err = run(
-        capsys, str(REAL / "A/out.pkl"), "-p", "M,N,K", *mode, "-o", str(out)
-    )
+    path = str(REAL / run_set / "out.pkl")
+    code, _, err = run(capsys, path, "-p", "M,N,K", *mode, "-o", str(out))
     assert code == 0, err
+    tuning = _tuning(run_set)
     entries = yaml.safe_load(out.read_text())["params"]
     failed = {
-        (_shape(_point(f)), tuple(_point(f)[p] for p in TUNING)) for f in _failures()
+        (_shape(_point(f)), tuple(_point(f)[p] for p in tuning))
+        for f in _failures(run_set)
     }
-    measured = _measured()
+    measured = _measured(run_set)
     ran = {
-        (_shape(r), tuple(int(r[p]) for p in TUNING))
+        (r["shape"], tuple(int(r[p]) for p in tuning))
         for r in measured.to_dict("records")
     }
-    assert len(entries) == 3
+    assert len(entries) == measured["shape"].nunique()
     for entry in entries:
-        pair = (_shape(entry), tuple(entry[p] for p in TUNING))
+        pair = (_shape(entry), tuple(entry[p] for p in tuning))
         assert pair not in failed and pair in ran
 
 
