@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,9 @@ import pandas as pd
 
 from kprofile.errors import InvalidInput, InvalidInputError, KprofileError
 from kprofile.inputs.csvfile import SPEC, read_csv
+from kprofile.inputs.failures import KINDS as FAILURE_KINDS
 from kprofile.inputs.failures import (
+    OTHER,
     BadRecord,
     join_failures,
     read_failures,
@@ -146,9 +149,7 @@ def _load_pickle(path: str) -> Results:
         meta = payload
         frame = payload.get("merged_df")
         if frame is None:
-            raise KprofileError(
-                path, "no 'merged_df' (kbench writes none when nothing ran)"
-            )
+            raise KprofileError(path, _nothing_ran(path))
         if not isinstance(frame, pd.DataFrame):
             raise KprofileError(
                 path, f"'merged_df' is a {type(frame).__name__}, expected a DataFrame"
@@ -168,6 +169,21 @@ def _load_pickle(path: str) -> Results:
     results = results_of(path, "pkl", frame, meta)
     warnings += (note,) if note else ()
     return dataclasses.replace(results, warnings=warnings, failure=column)
+
+
+def _nothing_ran(path: str) -> str:
+    """Why a kbench pickle has no table: nothing ran, and what kbench recorded of
+    the points that failed, if it did."""
+    record, _ = read_failures(path)
+    if record is None or not record.points:
+        return "no 'merged_df' (kbench writes none when nothing ran)"
+    counts = Counter(p.kind for p in record.points)
+    kinds = ", ".join(f"{k} {counts[k]}" for k in (*FAILURE_KINDS, OTHER) if counts[k])
+    points = "point" if len(record.points) == 1 else "points"
+    return (
+        f"no 'merged_df': nothing ran ({record.path} records "
+        f"{len(record.points)} failed {points}: {kinds})"
+    )
 
 
 def _load_csv(path: str) -> Results:

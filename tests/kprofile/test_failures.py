@@ -362,3 +362,19 @@ def test_kinds_kbench_writes_are_each_counted(
     (facts,) = [s["facts"] for s in _sections(_json(capsys, str(path)), "summary")]
     assert (facts["failed build"], facts["failed timeout"]) == (1, 2)
     assert (facts["failed execution"], facts["failed"]) == (9, 12)
+
+
+def test_a_run_where_nothing_ran_says_what_kbench_recorded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Run E: every config failed to build; kbench wrote no merged_df, no CSV."""
+    path = REAL / "E/out.pkl"
+    kinds = [f["failure_type"] for f in _failures("E")]
+    assert not (REAL / "E/out.csv").exists() and kinds == ["build", "build"]
+    code, out, err = run(capsys, str(path))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"Invalid pkl [{path}]: no 'merged_df': nothing ran "
+        f"({REAL / 'E/out.failures.json'} records 2 failed points: build 2)\n"
+        "kprofile: error: no usable input (1 file skipped)\n"
+    )
