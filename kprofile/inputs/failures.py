@@ -86,6 +86,8 @@ def read_failures(results_path: str) -> tuple[FailureRecord | None, str | None]:
         return None, unusable(path, str(exc))
     except OSError as exc:
         return None, unusable(path, f"cannot read: {exc.strerror or exc}")
+    except MemoryError:  # a file within the limit can still be too much here
+        return None, unusable(path, "not enough memory to read it")
 
 
 def unusable(path: str, reason: str) -> str:

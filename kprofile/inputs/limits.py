@@ -20,5 +20,5 @@ MAX_CELLS = 100_000_000  # rows x columns, rows x parameters, spec tokens of a f
 MAX_SHAPES = 100_000  # distinct shapes (or -p groups) one analysis reports on
 MAX_MATRIX_CELLS = 20_000_000  # --cover shapes x configs, --ranges points x configs
 DEFAULT_MAX_ROWS = 10_000_000  # rows a spec YAML may expand to (--max-rows)
-MAX_FAILURES_BYTES = 1 << 27  # kbench's NAME.failures.json (each point's stderr too)
+MAX_FAILURES_BYTES = 1 << 26  # kbench's NAME.failures.json (each point's stderr too)
 MAX_FAILURES = 1_000_000  # failed points in one NAME.failures.json

@@ -163,12 +163,8 @@ def _load_pickle(path: str) -> Results:
         names = ", ".join(repr(name) for name in twice)
         raise KprofileError(path, f"columns named more than once: {names}")
     frame, warnings = _rows_with_a_spec(frame, path)
-    key = MESH_IDX if MESH_IDX in frame.columns else None
-    name = text_value(meta.get("name"))
-    frame, column, note = _with_failures(path, frame, name, key)
-    results = results_of(path, "pkl", frame, meta)
-    warnings += (note,) if note else ()
-    return dataclasses.replace(results, warnings=warnings, failure=column)
+    results = _with_failures(path, "pkl", frame, meta)
+    return dataclasses.replace(results, warnings=warnings + results.warnings)
 
 
 def _nothing_ran(path: str) -> str:
@@ -188,31 +184,48 @@ def _nothing_ran(path: str) -> str:
 
 def _load_csv(path: str) -> Results:
     table = read_csv(path)
-    frame, column, note = _with_failures(path, table.frame, None, None)
-    lines = table.lines
-    if len(frame) > len(lines):  # a failed point has no line in the CSV
-        lines = np.concatenate(
-            [lines.astype(object), np.full(len(frame) - len(lines), None)]
-        )
-    results = results_of(path, "csv", frame, {}, (LINE, lines))
-    warnings = table.warnings + ((note,) if note else ())
-    return dataclasses.replace(results, warnings=warnings, failure=column)
+    results = _with_failures(path, "csv", table.frame, {}, table.lines)
+    return dataclasses.replace(results, warnings=table.warnings + results.warnings)
 
 
 def _with_failures(
-    path: str, frame: pd.DataFrame, name: str | None, key: str | None
-) -> tuple[pd.DataFrame, str | None, str | None]:
-    """``frame`` with the points kbench recorded as failed beside ``path``
-    (``inputs.failures``), the column of their kinds (None: no record read), and a
-    warning for stderr when the record cannot be used."""
+    path: str,
+    kind: str,
+    frame: pd.DataFrame,
+    meta: Mapping[str, Any],
+    lines: np.ndarray | None = None,
+) -> Results:
+    """``results_of`` the table with the points kbench recorded as failed beside
+    ``path`` (``inputs.failures``) as rows of its own. A record that cannot be used,
+    or whose points the table cannot take (a limit of its spec strings), is one
+    warning, and the table is read as if there were none."""
     record, note = read_failures(path)
-    if record is None:
-        return frame, None, note
-    try:
-        joined, column = join_failures(frame, record, name=name, key=key)
-    except BadRecord as exc:
-        return frame, None, unusable(record.path, str(exc))
-    return joined, column, None
+    if record is not None:
+        key = MESH_IDX if kind == "pkl" and MESH_IDX in frame.columns else None
+        name = text_value(meta.get("name"))
+        try:
+            joined, column = join_failures(frame, record, name=name, key=key)
+            rows = _csv_rows(lines, len(joined))
+            results = results_of(path, kind, joined, meta, rows)
+            return dataclasses.replace(results, failure=column)
+        except BadRecord as exc:
+            note = unusable(record.path, str(exc))
+        except (KprofileError, MemoryError) as exc:
+            why = exc.message if isinstance(exc, KprofileError) else "out of memory"
+            note = unusable(record.path, f"its points do not fit the results ({why})")
+    results = results_of(path, kind, frame, meta, _csv_rows(lines, len(frame)))
+    return dataclasses.replace(results, warnings=(note,) if note else ())
+
+
+def _csv_rows(lines: np.ndarray | None, count: int) -> tuple[str, np.ndarray] | None:
+    """A CSV's row key for ``count`` rows: the line each starts on, None for a
+    failed point (it has no line in the CSV); None for a pickle."""
+    if lines is None:
+        return None
+    if count > len(lines):
+        missing = np.full(count - len(lines), None)
+        lines = np.concatenate([lines.astype(object), missing])
+    return (LINE, lines)
 
 
 def _rows_with_a_spec(

@@ -290,6 +290,19 @@ BAD = {
         _with(lambda r: r.update(spec_name="other")),
         "it names another benchmark than the results do",
     ),
+    "more names than a file may have": (
+        _with(
+            lambda r: (
+                r["failures"][:2]
+                == [
+                    f["params"].update({f"P{i}_{j}": 1 for j in range(600)})
+                    for i, f in enumerate(r["failures"][:2])
+                ]
+            )
+        ),
+        "its points do not fit the results (spec strings name more than 1,000 "
+        "distinct parameters (the limit))",
+    ),
     "NaN": (
         b'{"failures": [], "num_valid": NaN}',
         "not valid JSON (NaN is no JSON number)",
