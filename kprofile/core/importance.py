@@ -163,6 +163,12 @@ def _param(
         )
         for c in order
     ]
+    return _ranked_values(name, values)
+
+
+def _ranked_values(name: str, values: Sequence[ValueReach]) -> ParamImportance:
+    """The cost of a parameter (its worst measured value's ``worst``) and its best
+    value, the lowest ``worst`` of those that fail at no shape (None: all do)."""
     measured = [v for v in values if v.shapes]
     cost = max(v.worst for v in measured)
     never_fails = [v for v in measured if not v.fails]
