@@ -20,7 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import frame_shape_label, row_labels, split_by
+from kprofile.core.columns import (
+    frame_shape_label,
+    row_labels,
+    shared_runtime,
+    split_by,
+)
 from kprofile.core.combine import combine
 from kprofile.core.measure import Measured, check_columns, measure
 from kprofile.core.metric import Metric
@@ -81,6 +86,7 @@ def combine_runs(
         name=first.name,
         file=first.file,
         row_key=FIRST_RUN,
+        runtime=shared_runtime(inputs),
     )
     return CombinedRuns(
         files=tuple(inputs),
