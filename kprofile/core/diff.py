@@ -6,8 +6,8 @@ shapes apart by, ``kprofile.core.columns.shape_keys``: kbench's runtime paramete
 else the parameter columns constant within every file). For each shape the baseline
 is the first file, in argument order, that has it; so ``kprofile -d base.pkl new.pkl``
 compares two runs, and per-shape files (``-d run1/*.pkl run2/*.pkl``) pair up by
-shape. Ratios follow
-the project convention: above 1.0 the later file is worse than the baseline.
+shape. Ratios follow the project convention: above 1.0 the later file is worse than
+the baseline.
 
 Besides the summary table, one ``<shape>.csv`` per shape holds every configuration
 with its metric in each file and its ratio to the same configuration in the baseline.
