@@ -78,6 +78,8 @@ def _analyse(
         combine=options.combine,
         pivots=options.pivots,
         progress=progress,
+        pooled=mode.pools,
+        writes="-o" if options.output else "--update" if options.update else None,
     )
     result: ModeResult = mode.handler(mode.request(options, prepared))
     sections = [*result.sections, *(noise_sections(runs) if runs else [])]

@@ -58,6 +58,7 @@ class Mode(Generic[R]):
     update: bool = False  # --update takes the configs it selects
     pivots: bool = True  # admits -p
     combines: bool = True  # admits --combine (needs a metric; files stay apart)
+    pools: bool = False  # reads every input as one set of measurements
     options: tuple[str, ...] = ()  # its own flags (see OWN_OPTIONS)
 
     @property
@@ -177,25 +178,26 @@ MODES: tuple[Mode[Any], ...] = (
     ),
     Mode(
         "cover", "--cover", lambda o: o.cover is not None, _cover, cover.run,
-        output=True, options=("--time-limit", "--cover-loss-time-limit"),
+        output=True, pools=True,
+        options=("--time-limit", "--cover-loss-time-limit"),
     ),
     Mode(
         "importance", "--importance", lambda o: o.importance,
         lambda o, p: importance.ImportanceRequest(_data(o, p), o.plot),
         importance.run,
-        options=("--plot",),
+        pools=True, options=("--plot",),
     ),
     Mode(
         "ranges", "--ranges", lambda o: o.ranges is not None, _ranges, ranges.run,
-        output=True, update=True, options=("--tol", "--range-end"),
+        output=True, update=True, pools=True, options=("--tol", "--range-end"),
     ),
     Mode(
         "score", "--score", lambda o: o.score is not None, _score, score.run,
-        options=("--fail-above", "--allow-failed"),
+        pools=True, options=("--fail-above", "--allow-failed"),
     ),
     Mode(
         "budget", "--budget", lambda o: o.budget is not None, _budget, budget.run,
-        output=True, options=("--objective", "--time-limit"),
+        output=True, pools=True, options=("--objective", "--time-limit"),
     ),
 )  # fmt: skip
 
