@@ -22,6 +22,7 @@ from kprofile.core.runs import (
 )
 from kprofile.errors import PROG, KprofileError, usage_error
 from kprofile.inputs.load import Results
+from kprofile.inputs.sniff import YAML
 from kprofile.modes.request import Prepared
 from kprofile.progress import SILENT, Progress
 
@@ -50,9 +51,10 @@ def prepare(
     if query:
         inputs = _filtered(inputs, query, notes)
     if all(r.kind == "yaml" for r in inputs):
-        raise usage_error(
-            "spec and manifest YAMLs hold no measurements; use --merge, "
-            "or pass .pkl/.csv results"
+        raise KprofileError(
+            inputs[0].path,
+            f"this is {YAML}, which holds no measurements; pass kbench results "
+            "(.pkl/.csv), or --merge to join YAMLs",
         )
     chosen = _metric(inputs, metric, higher, notes)
     sources, runs = tuple(inputs), None

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from kprofile.errors import PROG, InvalidInput, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
+from kprofile.inputs.sniff import expect_manifest
 from kprofile.modes import Mode
 from kprofile.modes.checks import check_options
 from kprofile.modes.noise import noise_sections
@@ -40,6 +41,9 @@ def run(options: Options) -> int:
             "--update: no such manifest; --update changes an existing one "
             "(-o PATH writes a new one)",
         )
+    for flag, manifest in (("--update", options.update), ("--score", options.score)):
+        if manifest is not None:
+            expect_manifest(manifest, flag)
     if options.output:
         check_output(options.output)
     progress = _progress(options)
