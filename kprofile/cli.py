@@ -201,8 +201,8 @@ PARAMETERS = (
             "--within selected, instead of one config per file."),
     _option("--update", type=PathText(), metavar="MANIFEST",
             help="Put each file's best config (or the --top/--top-fraction/--within "
-            "common config) into this existing manifest, matched by shape (-p; "
-            "default: the columns constant in every file)."),
+            "common config) into this existing manifest, one per shape (-p; "
+            "default: kbench's runtime parameters, else the constant columns)."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
     _option("--out-dir", type=PathText(), default=".", show_default=True,

@@ -93,6 +93,21 @@ def test_combined_repeated_runs_write_one_entry_per_shape_the_median_best(
     ].to_dict("records")
 
 
+def test_combined_repeated_runs_update_each_shape_once_without_p(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("table.yaml").write_text("params:\n- M: 256\n  N: 256\n  K: 256\n  BM: 1\n")
+    code, out, err = run(
+        capsys, "A/out.pkl", "B/out.pkl", "--combine", "min", "--update", "table.yaml"
+    )
+    assert code == 0, err
+    assert "matched by  M, N, K" in out
+    rows = _rows("A/out.csv", "B/out.csv")
+    fastest = rows.loc[rows.groupby(SHAPE, sort=False)["met (s)"].idxmin()]
+    written = yaml.safe_load(Path("table.yaml").read_text())["params"]
+    assert written == fastest[SHAPE + TUNING].to_dict("records")
+
+
 @pytest.mark.parametrize(
     "args",
     [
