@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
+from pathlib import PurePath
 
 from kprofile.errors import KprofileError
 from kprofile.inputs.files import open_regular
@@ -66,6 +67,25 @@ def sniff(path: str) -> str | None:
             return what_is(stream.read(HEAD))
     except (OSError, KprofileError):
         return None
+
+
+# For each kind of input (by its name), what its content must not be, and the name
+# that content takes.
+_NOT = {
+    "pkl": {CSV: ".csv", YAML: ".yaml"},
+    "csv": {PICKLE: ".pkl", YAML: ".yaml"},
+    "yaml": {PICKLE: ".pkl", CSV: ".csv"},
+}
+
+
+def misnamed(path: str, kind: str) -> str | None:
+    """Why an input named as ``kind`` (``pkl``, ``csv``, ``yaml``) holds another kind
+    of file, or None when it does not tell."""
+    found = sniff(path)
+    suffix = _NOT.get(kind, {}).get(found or "")
+    if suffix is None:
+        return None
+    return f"this is {found}, though named {PurePath(path).suffix}; rename it {suffix}"
 
 
 def expect_manifest(path: str, flag: str) -> None:

@@ -131,3 +131,33 @@ def test_a_broken_manifest_is_reported_at_the_line_of_the_mistake(
     args = ["out.pkl", mode, "table.yaml", "--format", fmt]
     assert run(capsys, *args) == (2, "", f"table.yaml:{line}: error: {problem}\n")
     assert snapshot(real) == before
+
+
+@pytest.mark.parametrize(
+    "source, name, message",
+    [
+        ("best.yaml", "best.pkl",
+         "Invalid pkl [best.pkl]: this is a manifest or spec (YAML), though named "
+         ".pkl; rename it .yaml"),
+        ("out.csv", "out2.pkl",
+         "Invalid pkl [out2.pkl]: this is a kbench results file (CSV), though named "
+         ".pkl; rename it .csv"),
+        ("out.pkl", "out2.csv",
+         "Invalid csv [out2.csv]: this is a kbench results file (a pickle), though "
+         "named .csv; rename it .pkl"),
+        ("out.pkl", "run.yml",
+         "Invalid yaml [run.yml]: this is a kbench results file (a pickle), though "
+         "named .yml; rename it .pkl"),
+    ],
+)  # fmt: skip
+def test_an_input_whose_name_says_another_kind_is_named_for_what_it_holds(
+    real: Path,
+    capsys: pytest.CaptureFixture[str],
+    source: str,
+    name: str,
+    message: str,
+) -> None:
+    shutil.copy(source, name)
+    code, out, err = run(capsys, name)
+    assert (code, out) == (2, "")
+    assert err == message + "\nkprofile: error: no usable input (1 file skipped)\n"
