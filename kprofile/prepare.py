@@ -93,7 +93,8 @@ def _repeated(
 ) -> list[str]:
     """Shapes that several inputs measure, without ``--combine``: a pooled mode keeps
     each config's best run, and says so once; writing an entry per run is refused."""
-    repeated = repeated_shapes(inputs, shape_keys(inputs, pivots))
+    runs = [r for r in inputs if r.kind != "yaml"]  # a spec or manifest measures none
+    repeated = repeated_shapes(runs, shape_keys(runs, pivots))
     if repeated is None:
         return []
     hint = "--combine median|min|mean"

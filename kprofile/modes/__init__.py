@@ -5,8 +5,10 @@ A mode's row (``Mode``): its flag, whether the command line asks for it (``given
 the function that makes its request from the command line (``request``: only what
 the mode needs), its handler (``run(request) -> ModeResult``, in ``modes/<mode>.py``)
 and what it admits: the per-file views, ``-o``, ``--update``, ``-p``, ``--combine``
-and its own options. A view's row (``View``): its flag, its value on the command line,
-its builder (in ``modes/views*.py``) and its ``kind``, what it selects.
+and its own options; ``pools``: it reads every input as one set of measurements (so
+repeated runs of a shape are joined, never written twice: ``kprofile.prepare``). A
+view's row (``View``): its flag, its value on the command line, its builder (in
+``modes/views*.py``) and its ``kind``, what it selects.
 ``modes.checks.check_options`` derives every "cannot be combined" rule from these
 tables; ``kprofile.run`` makes the chosen mode's request and calls its handler. A new
 mode is one row and one module, a new view one row and one function.
