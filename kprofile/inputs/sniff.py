@@ -94,6 +94,6 @@ def expect_manifest(path: str, flag: str) -> None:
     if found is not None and found != YAML:
         raise KprofileError(
             path,
-            f"this is {found}, but {flag} expects a manifest (YAML); did you swap "
+            f"this is {RESULTS}, but {flag} expects a manifest (YAML); did you swap "
             "the arguments?",
         )

@@ -42,8 +42,8 @@ from support import (
         ),
         (
             ["run2/M8_N7168_K2048.pkl", "--update", "run1/M8_N7168_K2048.pkl"],
-            "run1/M8_N7168_K2048.pkl: error: this is a kbench results file (a pickle), "
-            "but --update expects a manifest (YAML); did you swap the arguments?",
+            "run1/M8_N7168_K2048.pkl: error: this is a kbench results file, but "
+            "--update expects a manifest (YAML); did you swap the arguments?",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--cover", "-0.1"],

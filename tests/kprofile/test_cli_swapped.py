@@ -32,8 +32,7 @@ params:
   BN: 128
 """
 SWAP = "but {flag} expects a manifest (YAML); did you swap the arguments?"
-PICKLE = "this is a kbench results file (a pickle), " + SWAP
-CSV = "this is a kbench results file (CSV), " + SWAP
+PICKLE = CSV = "this is a kbench results file, " + SWAP
 NO_MEASUREMENTS = (
     "this is a manifest or spec (YAML), which holds no measurements; pass kbench "
     "results (.pkl/.csv), or --merge to join YAMLs"
@@ -66,8 +65,7 @@ def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (["out.csv", "--update", "results.yaml"],
          "results.yaml: error: " + PICKLE.format(flag="--update")),
         (["out.pkl", "--update", "out.pkl.gz"],
-         "out.pkl.gz: error: this is a kbench results file (a compressed pickle), "
-         + SWAP.format(flag="--update")),
+         "out.pkl.gz: error: " + PICKLE.format(flag="--update")),
         (["best.yaml", "--update", "best.yaml"], "best.yaml: error: " + NO_MEASUREMENTS),
         (["--score", "best.yaml", "best.yaml"], "best.yaml: error: " + NO_MEASUREMENTS),
     ],
