@@ -94,3 +94,24 @@ def test_the_shapes_note_and_update_agree_on_the_shape(
     assert code == 0
     assert "the runtime parameters M, N, K vary, so it holds several shapes" in err
     assert "-p M,N,K shows each on its own" in err
+
+
+def test_p_still_overrides_the_shapes_found(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-p M`` matches and groups by M alone, in -d and --update alike."""
+    code, out, err = run(capsys, "-d", "A/out.pkl", "B/out.pkl", "-p", "M")
+    assert code == 0, err
+    assert "shapes by  M\n" in out
+    ms = pd.read_csv("A/out.csv")["spec"].str.extract(r"\$M=(\d+)")[0].unique()
+    assert [f"M={m}.csv" for m in ms] == [
+        line.removeprefix("wrote ")
+        for line in out.splitlines()
+        if line.startswith("wrote ")
+    ]
+    Path("t.yaml").write_text("params:\n- M: 256\n  BM: 1\n")
+    code, out, err = run(capsys, "A/out.pkl", "-p", "M", "--update", "t.yaml")
+    assert code == 0, err
+    assert "matched by  M\n" in out
+    written = yaml.safe_load(Path("t.yaml").read_text())["params"]
+    assert [e["M"] for e in written] == [int(m) for m in ms]
