@@ -153,13 +153,13 @@ def repeated_shapes(
     frame = pd.concat([r.frame[columns] for r in inputs], ignore_index=True)
     shape = group_codes(frame, columns)  # numbered by first appearance
     owner = np.repeat(np.arange(len(inputs)), [len(r.frame) for r in inputs])
-    pairs = np.unique(np.c_[shape, owner], axis=0)  # each (shape, input) once
-    holders = np.bincount(pairs[:, 0])
+    pairs = np.unique(shape * len(inputs) + owner)  # each (shape, input) once
+    holders = np.bincount(pairs // len(inputs))
     repeated = np.flatnonzero(holders > 1)
     if not len(repeated):
         return None
     first = repeated[0]
-    files = pairs[pairs[:, 0] == first, 1]
+    files = pairs[pairs // len(inputs) == first] % len(inputs)
     row = int(np.flatnonzero(shape == first)[0])
     return RepeatedShapes(
         shapes=len(repeated),
