@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from kprofile.clihelp import EPILOG, WIDTH, GroupedCommand
 from kprofile.core.defaults import (
     AGGREGATES,
     COVER_LOSS_TIME_LIMIT,
@@ -44,47 +45,6 @@ from tuning_codegen.errors import Interrupted
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 ANALYSIS_PYTHON = (3, 11)
 
-EPILOG = """\b
-Examples:
-  kprofile run.pkl                  summary: entries, best, worst/best, shape
-  kprofile run.pkl -r               every entry with its ratio to the best
-  kprofile run.pkl --head 10        best 10 (--tail 10: worst 10)
-  kprofile run.pkl -t 0.05 -v       within 5% of max of the best: common
-                                    config, -v lists the entries
-  kprofile run.pkl --within 0.02    ... of the entries within 2% of the best
-  kprofile run.pkl -m arith         metric by prefix: Arithmetic (GFLOPS/s)
-  kprofile a.pkl b.pkl -o best      best entry of each file into best.yaml
-  kprofile run/*.pkl -t 0.05 -o common
-                                    each file's common config into common.yaml
-  kprofile -d base.pkl new.pkl      new best vs baseline best per shape, CSVs
-  kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024'
-  kprofile -c run/*.pkl             Kendall correlations and correlation.png
-  kprofile new/*.pkl --update table.yaml --dry-run
-                                    best config per shape into a curated
-                                    manifest: summary and diff, no write
-  kprofile run/*.pkl --cover 0.02 -o table
-                                    fewest configs within 2% of each best
-  kprofile run/*.pkl --importance --plot charts
-                                    which parameters matter, and PNG charts
-  kprofile sweep/*.pkl --ranges M -o table
-                                    fewest M ranges per (N, K), one config
-                                    within 3% of the best at every M
-  kprofile --score table.yaml new/*.pkl --fail-above 1.05
-                                    the table's ratio to each shape's best on
-                                    results it was not built from; exit 1
-                                    when the geomean is above 1.05
-  kprofile run/*.pkl --budget 8 -o table
-                                    the best table of at most 8 configs
-  kprofile a.pkl b.pkl --combine median
-                                    repeated runs as one measurement; flags
-                                    shapes whose best is within the noise
-\b
-Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
-spec and manifest .yaml. Unreadable files are reported and skipped.
-Exit status: 0 success, 1 --fail-above failed, 2 bad input or options
-(or no usable input), 3 internal error, 130 interrupted (Ctrl-C: nothing written).
-"""
-
 
 def _option(*decls: str, **attrs: Any) -> Callable[[Callable[..., Any]], Any]:
     return click.option(*decls, **attrs)
@@ -97,112 +57,93 @@ PARAMETERS = (
             help="Metric column: a name or a case-insensitive prefix of one.  "
             f"[default: {DEFAULT_METRIC}, else the only 'met (UNIT)' column]"),
     _option("--higher-is-better/--lower-is-better", "higher_is_better", default=None,
-            help="Override the metric's direction (default: from its unit; "
-            "per-second units are higher-is-better)."),
+            help="Override the metric's direction (default: from its unit)."),
     _option("-r", "--ratio", is_flag=True,
-            help="Table of every entry with its ratio to the best."),
+            help="Every entry with its ratio to the best."),
     _option("--head", type=Positive("entries"), metavar="N",
-            help="Table of the best N entries."),
+            help="The best N entries."),
     _option("--tail", type=Positive("entries"), metavar="N",
-            help="Table of the worst N entries that ran."),
+            help="The worst N entries that ran."),
     _option("-t", "--top", type=Fraction(band=False), metavar="X",
-            help="Common config of the entries the reference kprofile.py selects: "
-            "metric below min + X*max (0.05 or 5%; higher-is-better: above "
-            "max - X*max)."),
+            help="Common config of the entries below min + X*max (kprofile.py's "
+            "--top; 0.05 or 5%)."),
     _option("--top-fraction", type=Fraction(band=False), metavar="X",
-            help="Common config of the best X fraction of the entries that ran, "
-            "by count (0.05 or 5%)."),
+            help="Common config of the best X fraction of the entries, by count."),
     _option("--within", type=Fraction(band=True), metavar="X",
-            help="Common config of the entries within X of the best "
-            "(0.02 = ratio <= 1.02)."),
+            help="Common config of the entries within X of the best (0.02: ratio "
+            "<= 1.02)."),
     _option("-v", "--verbose", is_flag=True,
-            help="With --top/--top-fraction/--within: also print the subset; with "
-            "--update: also each file's summary; with --score/--budget: every "
-            "shape's ratio."),
+            help="Also list the selected entries (--top...), each file's summary "
+            "(--update), every shape's ratio (--score, --budget)."),
     _option("-d", "--diff", is_flag=True,
-            help="First file is the baseline: each later file's best vs the "
-            "baseline's, per shape; writes <shape>.csv."),
+            help="The first file is the baseline: each later file's best vs its "
+            "best, per shape; writes <shape>.csv."),
     _option("--merge", is_flag=True,
             help="Outer-join the inputs (usually manifests) on the pivots."),
     _option("-c", "--correlation", is_flag=True,
-            help="Kendall correlation of the numeric tuning parameters with the "
-            "metric; writes correlation.png."),
+            help="Kendall correlation of the numeric parameters with the metric; "
+            "writes correlation.png."),
     _option("--include-shapes", is_flag=True,
             help="With -c: correlate the shape columns (M, N, K) too."),
     _option("--cover", type=Fraction(band=True), metavar="TOL",
-            help="Fewest configs such that every shape has one within TOL of its "
-            "best (0.02 or 2%); -o writes one entry per shape."),
+            help="Fewest configs giving every shape one within TOL of its best "
+            "(0.02 or 2%)."),
     _option("--time-limit", "--cover-time-limit", "time_limit", type=Seconds(),
             metavar="SECONDS", default=COVER_TIME_LIMIT, show_default=True,
-            help="With --cover or --budget: stop the search after SECONDS ('none': "
-            "no limit). The table is marked exact (optimal) only if it was proven in "
-            "time; otherwise it shows the best table found, a lower bound and the "
-            "gap."),
+            help="With --cover/--budget: stop the search after SECONDS ('none': "
+            "no limit); the table says whether it is proven optimal."),
     _option("--cover-loss-time-limit", type=Seconds(), metavar="SECONDS",
             default=COVER_LOSS_TIME_LIMIT, show_default=True,
-            help="With --cover: of that, at most SECONDS to find the lowest-loss "
-            "table among the smallest ('none': the rest)."),
+            help="With --cover: of that, the time to find the lowest-loss table "
+            "among the smallest."),
     _option("--importance", is_flag=True,
-            help="Rank parameters by how much a bad value can cost: the best ratio "
+            help="Rank parameters by what a bad value costs: the best ratio "
             "reachable with each value."),
     _option("--plot", type=PathText(), metavar="DIR",
             help="With --importance: write PNG charts into DIR."),
     _option("--ranges", metavar="COL",
-            help="Fewest [COL, COL_END) ranges per group (-p; default: the shape "
-            "columns but COL), each with one config within --tol of the best at "
-            "every swept COL value. -o writes one entry per range; --update "
-            "replaces each group's ranges."),
+            help="Fewest [COL, COL_END) ranges per group (-p), each with one "
+            "config within --tol of the best at every COL."),
     _option("--tol", type=Fraction(band=True), metavar="X",
-            help="With --ranges: how far from each point's best its config may be "
-            f"(0.03 or 3%).  [default: {RANGES_TOL:g}]"),
+            help=f"With --ranges: how far from the best (0.03 or 3%).  "
+            f"[default: {RANGES_TOL:g}]"),
     _option("--range-end", type=Number(), metavar="VALUE",
-            help="With --ranges: where each group's last range ends (e.g. the "
-            "largest COL the kernel supports; default: its last point + 1)."),
+            help="With --ranges: where each group's last range ends (default: "
+            "its last point + 1)."),
     _option("--score", metavar="TABLE",
             help="Score the manifest TABLE on the results: each shape's dispatched "
-            "entry (exact keys, [M, M_END) ranges, first match wins), its ratio to "
-            "the shape's best; geomean, median, share within 2/5/10%, worst shapes."),
+            "entry against the shape's best."),
     _option("--fail-above", type=Ratio(), metavar="R",
-            help="With --score: exit 1 when the geomean ratio is above R (e.g. 1.05), "
-            "when the table's config failed at a shape or nothing ran at one, or "
-            "when no shape could be scored."),
+            help="With --score: exit 1 when the geomean ratio is above R, or the "
+            "table's config failed or nothing ran at a shape."),
     _option("--allow-failed", is_flag=True,
-            help="With --fail-above: judge the scored shapes alone; shapes where the "
-            "table's config failed or nothing ran are counted, not failed."),
+            help="With --fail-above: judge the scored shapes alone."),
     _option("--budget", type=Positive("configs"), metavar="K",
-            help="The best table of at most K shared configs (each shape gets the "
-            "best of them), proven with HiGHS; -o writes one entry per shape."),
+            help="The best table of at most K configs (proven with HiGHS)."),
     _option("--objective", type=click.Choice(OBJECTIVES),
-            help="With --budget: minimize the geomean ratio over the shapes, or the "
-            "worst ratio (then the geomean).  [default: geomean]"),
+            help="With --budget: minimize the geomean ratio, or the worst ratio.  "
+            "[default: geomean]"),
     _option("-p", "--pivots", multiple=True, type=Columns("-p/--pivots"),
             metavar="COLS",
-            help="Columns to join (--merge), group by (views, --diff) or match "
-            "shapes by (--update, --cover, --importance, --score, --budget, "
-            "--combine): M,N,K or [M,N,K], repeatable."),
+            help="The shape columns to group, join and match by (default: kbench's "
+            "runtime parameters): M,N,K or [M,N,K]."),
     _option("--sort-pivots", multiple=True, type=Columns("--sort-pivots"),
             metavar="COLS", help="With --merge: sort the rows by these columns."),
     _option("--query", metavar="EXPR",
-            help="Keep rows where EXPR holds, e.g. 'M>64 and K<1024' "
-            "(`quoted name` for any column)."),
+            help="Keep rows where EXPR holds, e.g. 'M>64 and K<1024'."),
     _option("--combine", type=click.Choice(AGGREGATES),
-            help="Rows with the same shape and config, from one file or several, "
-            "as one measurement: the median, min or mean of their successful runs; "
-            "reports shapes whose best is within the run-to-run noise of others."),
+            help="Repeated runs of a shape and config as one measurement (their "
+            "median, min or mean); reports shapes within the noise."),
     _option("--max-rows", type=Positive("rows"), default=DEFAULT_MAX_ROWS,
             show_default=True, metavar="N",
-            help="Refuse a spec YAML whose params expand to more than N rows."),
+            help="Refuse a spec YAML that expands to more than N rows."),
     _option("-o", "--output", type=PathText(), metavar="PATH",
-            help="Write a manifest (PATH.yaml): per file (or -p group) its best "
-            "entry, or the common config of --top/--top-fraction/--within; --cover, "
-            "--budget: one entry per shape. Nothing is written without it."),
+            help="Write a manifest PATH.yaml: the best (or common) config per "
+            "file or group; per shape with --cover, --budget."),
     _option("--write-selection", is_flag=True,
-            help="With -o: write the rows --head, --tail, --top, --top-fraction or "
-            "--within selected, instead of one config per file."),
+            help="With -o: write every selected row, not one config per file."),
     _option("--update", type=PathText(), metavar="MANIFEST",
-            help="Put each file's best config (or the --top/--top-fraction/--within "
-            "common config) into this existing manifest, matched by shape (-p; "
-            "default: the columns constant in every file)."),
+            help="Put the chosen config of each shape into this existing manifest."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
     _option("--out-dir", type=PathText(), default=".", show_default=True,
@@ -213,11 +154,9 @@ PARAMETERS = (
             help="text: rich tables on a terminal, plain when piped."),
     _option("--color", type=click.Choice(COLOUR_CHOICES), default="auto",
             show_default=True,
-            help="Colour on a terminal: auto (none if NO_COLOR is set), always "
-            "(rich tables even when piped), never."),
+            help="Colour on a terminal (auto: none if NO_COLOR is set)."),
     _option("-q", "--quiet", is_flag=True,
-            help="No progress display on stderr (there is none unless stderr is a "
-            "terminal)."),
+            help="No progress display and no notices on stderr."),
 )  # fmt: skip
 
 
@@ -233,8 +172,10 @@ def with_parameters(function: Callable[[Options], int]) -> click.Command:
     callback = click.version_option(package_name="kprofile", prog_name=PROG)(callback)
     for parameter in reversed(PARAMETERS):
         callback = parameter(callback)
-    settings = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-    return click.command(name=PROG, epilog=EPILOG, context_settings=settings)(callback)
+    settings = {"help_option_names": ["-h", "--help"], "max_content_width": WIDTH}
+    return click.command(
+        name=PROG, cls=GroupedCommand, epilog=EPILOG, context_settings=settings
+    )(callback)
 
 
 @with_parameters

@@ -10,12 +10,19 @@ import dataclasses
 from collections.abc import Sequence
 from typing import cast
 
+from kprofile.core.columns import shape_keys
 from kprofile.core.defaults import DEFAULT_METRIC, Aggregate
 from kprofile.core.metric import Metric, default_metric, resolve_metric
 from kprofile.core.query import query_rows
-from kprofile.core.runs import CombinedRuns, combine_runs, same_measurements
+from kprofile.core.runs import (
+    CombinedRuns,
+    combine_runs,
+    repeated_shapes,
+    same_measurements,
+)
 from kprofile.errors import PROG, KprofileError, usage_error
 from kprofile.inputs.load import Results
+from kprofile.inputs.sniff import YAML
 from kprofile.modes.request import Prepared
 from kprofile.progress import SILENT, Progress
 
@@ -30,18 +37,24 @@ def prepare(
     combine: str | None = None,
     pivots: tuple[str, ...] = (),
     progress: Progress = SILENT,
+    pooled: bool = False,
+    writes: str | None = None,
 ) -> tuple[Prepared, CombinedRuns | None, list[str]]:
     """What a mode reads (a mode without a metric, ``--merge``, reads the files as
-    loaded), the repeated runs ``--combine`` joined, and the notes for stderr."""
+    loaded), the repeated runs ``--combine`` joined, and the notes for stderr.
+    Repeated runs without ``--combine`` (``_repeated``): a mode that reads every
+    input as one set of measurements (``pooled``) says how it joins them; one that
+    would write an entry per run (``writes``: ``-o``, ``--update``) refuses."""
     inputs, notes = list(loaded), list[str]()
     if not needs_metric:
         return Prepared(tuple(inputs), tuple(inputs), None, progress), None, notes
     if query:
         inputs = _filtered(inputs, query, notes)
     if all(r.kind == "yaml" for r in inputs):
-        raise usage_error(
-            "spec and manifest YAMLs hold no measurements; use --merge, "
-            "or pass .pkl/.csv results"
+        raise KprofileError(
+            inputs[0].path,
+            f"this is {YAML}, which holds no measurements; pass kbench results "
+            "(.pkl/.csv), or --merge to join YAMLs",
         )
     chosen = _metric(inputs, metric, higher, notes)
     sources, runs = tuple(inputs), None
@@ -53,6 +66,8 @@ def prepare(
         except KprofileError as exc:
             raise usage_error(f"--combine: {exc.message}") from None
         inputs, sources = list(runs.parts), tuple(runs.files)
+    elif pooled or writes:
+        notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
     return Prepared(tuple(inputs), sources, chosen, progress), runs, notes
 
 
@@ -67,6 +82,32 @@ def _refuse_repeated(inputs: Sequence[Results], metric: Metric) -> None:
             "twice would count as two runs, its spread 1.000 as noise measured); "
             "give each run once",
         )
+
+
+def _repeated(
+    inputs: Sequence[Results],
+    pivots: Sequence[str],
+    *,
+    pooled: bool,
+    writes: str | None,
+) -> list[str]:
+    """Shapes that several inputs measure, without ``--combine``: a pooled mode keeps
+    each config's best run, and says so once; writing an entry per run is refused."""
+    runs = [r for r in inputs if r.kind != "yaml"]  # a spec or manifest measures none
+    repeated = repeated_shapes(runs, shape_keys(runs, pivots))
+    if repeated is None:
+        return []
+    hint = "--combine median|min|mean"
+    if not pooled:
+        raise KprofileError(
+            repeated.again,
+            f"repeated runs: {repeated.said()}, and {writes} would write one entry "
+            f"per run of a shape; join the runs with {hint}, or give each shape once",
+        )
+    return [
+        f"{repeated.again}: repeated runs: {repeated.said()}; each config counts "
+        f"its best run ({hint} joins the runs instead)"
+    ]
 
 
 def _metric(

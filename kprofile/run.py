@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from kprofile.errors import PROG, InvalidInput, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
+from kprofile.inputs.sniff import expect_manifest
 from kprofile.modes import Mode
 from kprofile.modes.checks import check_options
 from kprofile.modes.noise import noise_sections
@@ -40,6 +41,9 @@ def run(options: Options) -> int:
             "--update: no such manifest; --update changes an existing one "
             "(-o PATH writes a new one)",
         )
+    for flag, manifest in (("--update", options.update), ("--score", options.score)):
+        if manifest is not None:
+            expect_manifest(manifest, flag)
     if options.output:
         check_output(options.output)
     progress = _progress(options)
@@ -78,6 +82,8 @@ def _analyse(
         combine=options.combine,
         pivots=options.pivots,
         progress=progress,
+        pooled=mode.pools,
+        writes="-o" if options.output else "--update" if options.update else None,
     )
     result: ModeResult = mode.handler(mode.request(options, prepared))
     sections = [*result.sections, *(noise_sections(runs) if runs else [])]

@@ -93,6 +93,26 @@ def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
     return tuple(p for p in shared if all(_is_constant(r.frame[p]) for r in inputs))
 
 
+def shape_keys(
+    inputs: Sequence[Results], pivots: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """What every mode tells shapes apart by, decided here once: ``-p`` as given;
+    else kbench's runtime parameters (``$M=256`` in a spec string: the problem size)
+    that every file has, in spec order; else the parameter columns constant within
+    every file (one file per shape, or files without runtime parameters)."""
+    if pivots:
+        return tuple(pivots)
+    return shared_runtime(inputs) or common_shape_columns(inputs)
+
+
+def shared_runtime(inputs: Sequence[Results]) -> tuple[str, ...]:
+    """The runtime parameters (``$M=256``) every file has, in the first one's order."""
+    if not inputs:
+        return ()
+    rest = inputs[1:]
+    return tuple(p for p in inputs[0].runtime if all(p in r.runtime for r in rest))
+
+
 def first_values(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, Any]:
     """The first row's value of each of ``columns`` (constant columns), as Python.
     Column by column: a row of mixed types would cost a common dtype."""

@@ -8,17 +8,17 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from kprofile.core.columns import common_shape_columns
-from kprofile.inputs.load import SPEC, Results
+from kprofile.core.columns import shape_keys
+from kprofile.inputs.load import Results
 
 
 @dataclass(frozen=True, eq=False)
 class Combined:
     """Every input's rows in one frame, and the roles of its parameter columns.
 
-    ``shape_cols``: ``-p`` if given, else the columns constant within every file plus
-    the kbench runtime parameters (``$M`` in a spec string: problem sizes), so one file
-    that holds several shapes is still split by shape. ``param_cols``: every other
+    ``shape_cols``: ``kprofile.core.columns.shape_keys`` (``-p`` if given, else the
+    kbench runtime parameters, else the columns constant within every file), so one
+    file that holds several shapes is still split by shape. ``param_cols``: every other
     parameter column of any input, in first-seen order.
     """
 
@@ -30,7 +30,7 @@ class Combined:
 def combine(inputs: Sequence[Results], pivots: Sequence[str]) -> Combined:
     """One ``pd.concat`` of the inputs' frames; a parameter some inputs lack keeps its
     type."""
-    shape = tuple(pivots) or default_shape_columns(inputs)
+    shape = shape_keys(inputs, pivots)
     params = tuple(dict.fromkeys(p for r in inputs for p in r.params if p not in shape))
     partial = [p for p in params if not all(p in r.frame.columns for r in inputs)]
     frames = [_as_objects(r.frame, partial) for r in inputs]
@@ -42,26 +42,3 @@ def _as_objects(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     not 128.0."""
     present = [c for c in columns if c in frame.columns]
     return frame.astype({c: object for c in present}) if present else frame
-
-
-def default_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
-    """Columns constant within every file, then runtime parameters every file has, in
-    spec order."""
-    constant = set(common_shape_columns(inputs))
-    runtime = [set(runtime_parameters(r)) for r in inputs]
-    shared = set.intersection(*runtime) if runtime else set()
-    return (
-        tuple(p for p in inputs[0].params if p in constant or p in shared)
-        if inputs
-        else ()
-    )
-
-
-def runtime_parameters(results: Results) -> tuple[str, ...]:
-    """Names written ``$NAME=value`` in the file's first spec string (kbench runtime
-    parameters)."""
-    if SPEC not in results.frame.columns or results.frame.empty:
-        return ()
-    tokens = str(results.frame[SPEC].iloc[0]).split("/")[1:]
-    names = (t[1:].partition("=")[0].strip() for t in tokens if t.startswith("$"))
-    return tuple(n for n in names if n in results.params)

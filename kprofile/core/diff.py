@@ -1,11 +1,13 @@
 """``--diff``, the analysis: each later file's best against the baseline's best, shape
 by shape.
 
-Shapes are the distinct values of the pivots (``-p``; by default the parameter columns
-constant within every file, e.g. M, N, K). For each shape the baseline is the first
-file, in argument order, that has it; so ``kprofile -d base.pkl new.pkl`` compares two
-runs, and per-shape files (``-d run1/*.pkl run2/*.pkl``) pair up by shape. Ratios follow
-the project convention: above 1.0 the later file is worse than the baseline.
+Shapes are the distinct values of the pivots (``-p``; by default what every mode tells
+shapes apart by, ``kprofile.core.columns.shape_keys``: kbench's runtime parameters,
+else the parameter columns constant within every file). For each shape the baseline
+is the first file, in argument order, that has it; so ``kprofile -d base.pkl new.pkl``
+compares two runs, and per-shape files (``-d run1/*.pkl run2/*.pkl``) pair up by
+shape. Ratios follow the project convention: above 1.0 the later file is worse than
+the baseline.
 
 Besides the summary table, one ``<shape>.csv`` per shape holds every configuration
 with its metric in each file and its ratio to the same configuration in the baseline.
@@ -23,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import (
-    common_shape_columns,
     frame_shape_label,
     row_id,
     row_label,
+    shape_keys,
     split_by,
 )
 from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
@@ -63,7 +65,7 @@ def diff(
 ) -> DiffResult:
     if len(inputs) < 2:
         raise usage_error("--diff needs a baseline and at least one more file")
-    keys = list(pivots) or list(common_shape_columns(inputs))
+    keys = list(shape_keys(inputs, pivots))
     names = labels(inputs)
     shapes: dict[tuple[Any, ...], list[tuple[str, Results]]] = {}
     for name, results in zip(names, inputs):

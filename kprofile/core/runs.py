@@ -20,7 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kprofile.core.columns import frame_shape_label, row_labels, split_by
+from kprofile.core.columns import (
+    frame_shape_label,
+    group_codes,
+    row_labels,
+    shared_runtime,
+    split_by,
+)
 from kprofile.core.combine import combine
 from kprofile.core.measure import Measured, check_columns, measure
 from kprofile.core.metric import Metric
@@ -81,6 +87,7 @@ def combine_runs(
         name=first.name,
         file=first.file,
         row_key=FIRST_RUN,
+        runtime=shared_runtime(inputs),
     )
     return CombinedRuns(
         files=tuple(inputs),
@@ -114,6 +121,52 @@ def same_measurements(
         ):
             return first, results
     return None
+
+
+@dataclass(frozen=True)
+class RepeatedShapes:
+    """Shapes measured by more than one input (repeated runs): how many, the first
+    of them (``M=256/N=256/K=256``) and the first two inputs that measure it."""
+
+    shapes: int
+    first_shape: str
+    first: str
+    again: str
+
+    def said(self) -> str:
+        """``3 shapes (first M=256/...) are in A/out.pkl too``, of ``again``."""
+        many = f"{self.shapes} shapes (first {self.first_shape}) are"
+        one = f"shape {self.first_shape} is"
+        return f"{many if self.shapes > 1 else one} in {self.first} too"
+
+
+def repeated_shapes(
+    inputs: Sequence[Results], shape_cols: Sequence[str]
+) -> RepeatedShapes | None:
+    """The shapes (values of ``shape_cols``) that more than one input measures; None
+    when every shape comes from one input, or without shape columns to tell."""
+    columns = list(shape_cols)
+    if len(inputs) < 2 or not columns:
+        return None
+    if any(c not in r.frame.columns for r in inputs for c in columns):
+        return None
+    frame = pd.concat([r.frame[columns] for r in inputs], ignore_index=True)
+    shape = group_codes(frame, columns)  # numbered by first appearance
+    owner = np.repeat(np.arange(len(inputs)), [len(r.frame) for r in inputs])
+    pairs = np.unique(shape * len(inputs) + owner)  # each (shape, input) once
+    holders = np.bincount(pairs // len(inputs))
+    repeated = np.flatnonzero(holders > 1)
+    if not len(repeated):
+        return None
+    first = repeated[0]
+    files = pairs[pairs // len(inputs) == first] % len(inputs)
+    row = int(np.flatnonzero(shape == first)[0])
+    return RepeatedShapes(
+        shapes=len(repeated),
+        first_shape=frame_shape_label(frame.iloc[row : row + 1], columns),
+        first=inputs[files[0]].path,
+        again=inputs[files[1]].path,
+    )
 
 
 def _measurements(results: Results, metric: Metric) -> pd.DataFrame:

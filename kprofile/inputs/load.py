@@ -42,6 +42,7 @@ from kprofile.inputs.results import (
     text_value,
     with_row_key,
 )
+from kprofile.inputs.sniff import misnamed
 from kprofile.inputs.specyaml import expand_spec
 from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
@@ -113,6 +114,9 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
         what = irregular(os.stat(path).st_mode)  # follows symlinks
         if what:
             raise invalid(f"not a regular file ({what})")
+        wrong = misnamed(path, kind)
+        if wrong:
+            raise invalid(wrong)
         if kind == "pkl":
             return _load_pickle(path)
         if kind == "csv":

@@ -158,8 +158,9 @@ def _check_selections(
         if shape in seen:
             raise InputError(
                 path,
-                f"selections {seen[shape]} and {number} are both for shape "
-                f"{_label(sel, pivots)}",
+                f"configs {seen[shape]} and {number} to put in are both for shape "
+                f"{_label(sel, pivots)}; give one per shape (--combine "
+                "median|min|mean joins repeated runs)",
             )
         seen[shape] = number
         out.append(sel)

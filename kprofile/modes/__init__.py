@@ -5,8 +5,10 @@ A mode's row (``Mode``): its flag, whether the command line asks for it (``given
 the function that makes its request from the command line (``request``: only what
 the mode needs), its handler (``run(request) -> ModeResult``, in ``modes/<mode>.py``)
 and what it admits: the per-file views, ``-o``, ``--update``, ``-p``, ``--combine``
-and its own options. A view's row (``View``): its flag, its value on the command line,
-its builder (in ``modes/views*.py``) and its ``kind``, what it selects.
+and its own options; ``pools``: it reads every input as one set of measurements (so
+repeated runs of a shape are joined, never written twice: ``kprofile.prepare``). A
+view's row (``View``): its flag, its value on the command line, its builder (in
+``modes/views*.py``) and its ``kind``, what it selects.
 ``modes.checks.check_options`` derives every "cannot be combined" rule from these
 tables; ``kprofile.run`` makes the chosen mode's request and calls its handler. A new
 mode is one row and one module, a new view one row and one function.
@@ -58,6 +60,7 @@ class Mode(Generic[R]):
     update: bool = False  # --update takes the configs it selects
     pivots: bool = True  # admits -p
     combines: bool = True  # admits --combine (needs a metric; files stay apart)
+    pools: bool = False  # reads every input as one set of measurements
     options: tuple[str, ...] = ()  # its own flags (see OWN_OPTIONS)
 
     @property
@@ -177,25 +180,26 @@ MODES: tuple[Mode[Any], ...] = (
     ),
     Mode(
         "cover", "--cover", lambda o: o.cover is not None, _cover, cover.run,
-        output=True, options=("--time-limit", "--cover-loss-time-limit"),
+        output=True, pools=True,
+        options=("--time-limit", "--cover-loss-time-limit"),
     ),
     Mode(
         "importance", "--importance", lambda o: o.importance,
         lambda o, p: importance.ImportanceRequest(_data(o, p), o.plot),
         importance.run,
-        options=("--plot",),
+        pools=True, options=("--plot",),
     ),
     Mode(
         "ranges", "--ranges", lambda o: o.ranges is not None, _ranges, ranges.run,
-        output=True, update=True, options=("--tol", "--range-end"),
+        output=True, update=True, pools=True, options=("--tol", "--range-end"),
     ),
     Mode(
         "score", "--score", lambda o: o.score is not None, _score, score.run,
-        options=("--fail-above", "--allow-failed"),
+        pools=True, options=("--fail-above", "--allow-failed"),
     ),
     Mode(
         "budget", "--budget", lambda o: o.budget is not None, _budget, budget.run,
-        output=True, options=("--objective", "--time-limit"),
+        output=True, pools=True, options=("--objective", "--time-limit"),
     ),
 )  # fmt: skip
 

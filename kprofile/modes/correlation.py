@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from kprofile.core.combine import default_shape_columns
+from kprofile.core.columns import shape_keys
 from kprofile.core.correlation import Correlation, correlate
 from kprofile.core.metric import Metric
 from kprofile.modes.request import Data
@@ -26,7 +26,7 @@ class CorrelationRequest(NamedTuple):
 def run(request: CorrelationRequest) -> ModeResult:
     """``-c``: the correlations, and the heatmap in ``--out-dir``."""
     data = request.data
-    shapes = () if request.include_shapes else default_shape_columns(data.inputs)
+    shapes = () if request.include_shapes else shape_keys(data.inputs)
     result = correlate(data.inputs, data.metric, shapes=shapes)
     written = write_heatmap(result, request.out_dir, data.metric)
     sections = correlation_sections(result, data.metric, written.paths[0])

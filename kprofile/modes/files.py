@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from kprofile.core.columns import Grouping, common_shape_columns, group_rows, varying
+from kprofile.core.columns import Grouping, group_rows, shape_keys, varying
 from kprofile.core.metric import Metric
 from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
@@ -52,10 +52,11 @@ class _Made:
 def run(request: FilesRequest) -> ModeResult:
     data = request.data
     made = _Made()
+    pivots = _groups_by(request)
     for results in data.inputs:
-        if not data.pivots:
+        if not pivots:
             made.notes += _shapes_note(results)
-        grouping = group_rows(results, data.pivots)
+        grouping = group_rows(results, pivots)
         found = summaries(grouping, data.metric)
         built = _views(grouping, data.metric, request)
         selected: list[np.ndarray] = []
@@ -66,18 +67,29 @@ def run(request: FilesRequest) -> ModeResult:
                 advance(1)
         if selected:
             made.entries += _records(results, np.concatenate(selected))
-    pivots = data.pivots or common_shape_columns(data.inputs)
+    pivots = shape_keys(data.inputs, pivots)
     change = Upserts(tuple(_pivots_first(c, pivots) for c in made.configs), pivots)
     return ModeResult(
         tuple(made.sections), tuple(made.entries), change, notes=tuple(made.notes)
     )
 
 
+def _groups_by(request: FilesRequest) -> tuple[str, ...]:
+    """The columns each file is split by: ``-p``; for ``--update``, which matches one
+    config per shape, the shapes every mode finds (``shape_keys``) without it too.
+    Otherwise none, as Modular's kprofile: one summary (and ``-o`` entry) per file."""
+    data = request.data
+    if data.pivots or request.sink != "--update":
+        return tuple(data.pivots)
+    shape = shape_keys(data.inputs)  # those that vary: a file of one shape stays whole
+    return tuple(p for p in shape if any(varying(r, (p,)) for r in data.inputs))
+
+
 def _shapes_note(results: Results) -> list[str]:
     """Say when a file holds several shapes and no ``-p`` splits them: its views (and
-    an ``-o`` entry) then mix the shapes. kbench marks the shape's parameters as
-    runtime ones (``$M=256``)."""
-    shape = varying(results, results.runtime)
+    an ``-o`` entry) then mix the shapes. The shape is what every mode finds
+    (``shape_keys``: kbench's runtime parameters, ``$M=256``)."""
+    shape = varying(results, shape_keys([results]))
     if not shape:
         return []
     return [

@@ -10,8 +10,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from kprofile.core.columns import end_column
-from kprofile.core.combine import default_shape_columns
+from kprofile.core.columns import end_column, shape_keys
 from kprofile.core.defaults import RANGES_TOL
 from kprofile.core.metric import Metric
 from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
@@ -38,7 +37,7 @@ def run(request: RangesRequest) -> ModeResult:
     result = ranged_groups(
         data.inputs,
         column=request.column,
-        pivots=data.pivots or default_shape_columns(data.inputs),
+        pivots=shape_keys(data.inputs, data.pivots),
         metric=data.metric,
         tol=request.tol,
         range_end=request.range_end,

@@ -437,7 +437,8 @@ def test_group_by_pivots_in_one_file(
         ),
         (
             ["bench_matmul.yaml"],
-            "kprofile: error: spec and manifest YAMLs hold no measurements; use --merge, or pass .pkl/.csv results",
+            "bench_matmul.yaml: error: this is a manifest or spec (YAML), which holds no "
+            "measurements; pass kbench results (.pkl/.csv), or --merge to join YAMLs",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--bogus"],

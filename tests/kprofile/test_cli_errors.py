@@ -27,7 +27,10 @@ from support import (
                 "--update",
                 "table.yaml",
             ],
-            "table.yaml: error: selections 1 and 2 are both for shape M=256/N=20480/K=5376",
+            "run2/M256_N20480_K5376.pkl: error: repeated runs: shape "
+            "M=256/N=20480/K=5376 is in run1/M256_N20480_K5376.pkl too, and --update "
+            "would write one entry per run of a shape; join the runs with --combine "
+            "median|min|mean, or give each shape once",
         ),
         (
             ["run2/M8_N7168_K2048.pkl", "--update", "missing.yaml"],
@@ -39,7 +42,8 @@ from support import (
         ),
         (
             ["run2/M8_N7168_K2048.pkl", "--update", "run1/M8_N7168_K2048.pkl"],
-            "run1/M8_N7168_K2048.pkl:1: error: not valid UTF-8 (byte 0x80 at offset 0)",
+            "run1/M8_N7168_K2048.pkl: error: this is a kbench results file, but "
+            "--update expects a manifest (YAML); did you swap the arguments?",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--cover", "-0.1"],

@@ -12,6 +12,7 @@ Ubuntu 22.04's Python would (``requires-python`` used to refuse it).
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import shutil
 import subprocess
@@ -189,3 +190,36 @@ def test_both_commands_answer_version(script: str) -> None:
         f"{script}, version {version}\n",
         "",
     )
+
+
+NEEDS_3_10 = pytest.mark.skipif(
+    not {"3.10", "3.11"} <= set(interpreters()),
+    reason="no Python 3.10 and 3.11 under ~/.pyenv/versions on this machine",
+)
+
+
+def _would_install(python: Path, requirement: str) -> set[str]:
+    """The distributions pip would install for ``requirement`` under ``python``, asked
+    with ``--dry-run --report`` (nothing is installed)."""
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed",
+         "--report", "-", requirement],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    return {item["metadata"]["name"].lower() for item in report["install"]}
+
+
+@NEEDS_3_10
+def test_the_analysis_extra_installs_nothing_where_the_analyzer_cannot_run(
+    project_copy: Path,
+) -> None:
+    """On Python 3.10 (the hook's oldest) ``pip install '.[analysis]'`` adds nothing
+    kprofile would then refuse; on 3.11 the same command brings the stack."""
+    stack = {"pandas", "numpy", "scipy", "rich", "matplotlib"}
+    found = interpreters()
+    on_3_10 = _would_install(found["3.10"], f"{project_copy}[analysis]")
+    on_3_11 = _would_install(found["3.11"], f"{project_copy}[analysis]")
+    assert on_3_10 & stack == set(), on_3_10
+    assert stack <= on_3_11, on_3_11

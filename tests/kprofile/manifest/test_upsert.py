@@ -456,7 +456,9 @@ ERRORS = [
         "same-shape-twice",
         [shape(1), shape(2), shape(1.0)],
         MNK,
-        "t.yaml: error: selections 1 and 3 are both for shape M=1.0/N=20480/K=5376",
+        "t.yaml: error: configs 1 and 3 to put in are both for shape "
+        "M=1.0/N=20480/K=5376; give one per shape (--combine median|min|mean joins "
+        "repeated runs)",
     ),
     (
         "ambiguous-match",

@@ -365,8 +365,8 @@ def test_a_bad_table_is_one_line_and_exit_2(
          "none"),
         (["--score", "t.yaml"], "kprofile: error: no input files; see kprofile --help"),
         (["--score", "t.yaml", "spec.yaml"],
-         "kprofile: error: spec and manifest YAMLs hold no measurements; use --merge, "
-         "or pass .pkl/.csv results"),
+         "spec.yaml: error: this is a manifest or spec (YAML), which holds no "
+         "measurements; pass kbench results (.pkl/.csv), or --merge to join YAMLs"),
     ],
 )  # fmt: skip
 def test_misuse_is_one_line_and_exit_2(
