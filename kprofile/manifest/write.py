@@ -14,15 +14,16 @@ Plain string building, so the bytes depend only on the entries and the header fa
 
 ``defaults`` holds the keys identical (same type, value and spelling) in every entry;
 each entry merges it and adds its own keys, in input order. When no key is shared
-there is no ``defaults`` and no merge key: each entry is its own keys. Every value is written so
-that YAML 1.1 (PyYAML) reads back exactly that value: ints of any size, floats with
-``.nan``, ``.inf``, ``-.inf`` and ``-0.0``, booleans, null, strings (quoted when they
-would read as anything else: ``kprofile.manifest.scalar``, the renderer ``--update``
-uses too, with its ``explicit`` quoting), timestamps and dates as YAML timestamps, and
-binary as ``!!binary``. An entry is a flat mapping of scalars: a set, a list or a
-mapping as a value, a timestamp YAML cannot spell (an offset in seconds,
-nanoseconds), a string with a lone surrogate, or a key ``key_problem`` refuses is
-``Unwritable``. Nothing depends on hashing: entries keep their order, keys theirs.
+there is no ``defaults`` and no merge key: each entry is its own keys. Every value is
+written so that YAML 1.1 (PyYAML) reads back exactly that value: ints of any size,
+floats with ``.nan``, ``.inf``, ``-.inf`` and ``-0.0``, booleans, null, strings
+(quoted when they would read as anything else: ``kprofile.manifest.scalar``, the
+renderer ``--update`` uses too, with its ``explicit`` quoting), timestamps and dates
+as YAML timestamps, and binary as ``!!binary``. An entry is a flat mapping of scalars:
+a set, a list or a mapping as a value, a timestamp YAML cannot spell (an offset in
+seconds, nanoseconds), a string with a lone surrogate, or a key ``key_problem``
+refuses is ``Unwritable``. Nothing depends on hashing: entries keep their order, keys
+theirs.
 """
 
 from __future__ import annotations

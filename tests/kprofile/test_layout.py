@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kprofile.render.layout import column_blocks, table_width
+from kprofile.render.layout import column_blocks, key_columns, table_width
 
 
 def test_table_width_is_cells_padding_and_gaps() -> None:
@@ -30,3 +30,29 @@ def test_column_blocks(
     for block in blocks or []:
         if len(block) > 1:
             assert table_width([widths[i] for i in block]) <= width
+
+
+def test_continuation_blocks_start_with_the_key_columns() -> None:
+    assert column_blocks([4, 5, 5, 10, 10], 30, key=(1, 2)) == [
+        [0, 1, 2],
+        [1, 2, 3],
+        [1, 2, 4],
+    ]
+    assert column_blocks([4, 5, 5, 20], 30, key=(1, 2)) is None  # key + one: too wide
+
+
+@pytest.mark.parametrize(
+    ("rows", "numeric", "key"),
+    [
+        ([["1", "a"], ["2", "a"]], [True, False], [0]),  # the first column names rows
+        ([["1", "BN", "16"], ["1", "BN", "32"], ["2", "BM", "16"]],
+         [True, False, False], [1, 2]),  # param and value, not rank
+        ([["s", "f", "0.5"], ["s", "g", "0.5"]], [False, False, True], [1]),
+        ([["s", "0.5"], ["s", "0.7"]], [False, True], None),  # a float is no name
+        ([["a", "x"], ["a", "x"]], [False, False], None),  # no column tells them apart
+    ],
+)  # fmt: skip
+def test_key_columns(
+    rows: list[list[str]], numeric: list[bool], key: list[int] | None
+) -> None:
+    assert key_columns(rows, numeric) == key

@@ -6,17 +6,21 @@ directions named right, and notices once per run, silenced by ``-q``."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 import yaml
-from support import FIXTURES, run
+from support import FIXTURES, in_terminal, run
 
 from tuning_codegen.manifest import load_manifest
 
 REAL = FIXTURES / "realkbench"
+SGR = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @pytest.fixture
@@ -56,3 +60,125 @@ def _bests(path: str) -> list[dict[str, int]]:
     table = params.assign(met=raw["met (s)"])
     best = table.loc[table.groupby(["M", "N", "K"], sort=False)["met"].idxmin()]
     return best.drop(columns="met").to_dict("records")
+
+
+def _kbench(path: str) -> pd.DataFrame:
+    """A kbench CSV by pandas: its spec's parameters as ints, the metric, and the line
+    each row is on (header on line 1, one row per line in these files)."""
+    raw = pd.read_csv(path)
+    params = pd.DataFrame(
+        [
+            {k.lstrip("$"): int(v) for k, v in (t.split("=") for t in s.split("/")[1:])}
+            for s in raw["spec"]
+        ]
+    )
+    return params.assign(met=raw["met (s)"], line=range(2, len(raw) + 2))
+
+
+def _diff_rows(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
+    code, out, err = run(capsys, "-d", *args, "-p", "M,N,K", "--format", "json")
+    assert code == 0, err
+    (diff,) = [s for s in json.loads(out)["sections"] if s["view"] == "diff"]
+    return diff["rows"]
+
+
+def test_diff_labels_name_each_input_by_what_tells_it_apart(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = _diff_rows(capsys, "A/out.pkl", "A/out.csv")
+    assert {r["file"] for r in rows} == {"out.pkl (baseline)", "out.csv"}
+    rows = _diff_rows(capsys, "A/out.pkl", "B/out.pkl")
+    assert {r["file"] for r in rows} == {"A/out.pkl (baseline)", "B/out.pkl"}
+    rows = _diff_rows(capsys, "A/out.csv", "B/out.csv")
+    assert {r["file"] for r in rows} == {"A/out.csv (baseline)", "B/out.csv"}
+
+
+def test_diff_best_row_is_named_the_same_way_for_every_file(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pickle's best row by its mesh_idx, a CSV's by its line: each without the
+    path (the ``file`` column names it), both as ``WHAT VALUE``."""
+    rows = _diff_rows(capsys, "A/out.pkl", "A/out.csv")
+    table = _kbench("A/out.csv")
+    mesh = pd.read_pickle("A/out.pkl")["merged_df"]
+    mesh = mesh.assign(met=mesh["met (s)"].astype(float))
+    expected = []
+    for (m, n, k), group in table.groupby(["M", "N", "K"], sort=False):
+        best = group.loc[group["met"].idxmin()]
+        spec = mesh.loc[mesh["spec"].str.contains(f"/\\$M={m}/\\$N={n}/\\$K={k}/")]
+        mesh_idx = int(spec.loc[spec["met"].idxmin(), "mesh_idx"])
+        expected += [f"mesh_idx {mesh_idx}", f"line {int(best['line'])}"]
+    assert [r["best row"] for r in rows] == expected
+
+
+def _blocks(text: str) -> list[list[list[str]]]:
+    """Every rich table block of a terminal's output: its header and rows, each
+    split into its cells (runs of text between two or more spaces)."""
+    lines = SGR.sub("", text).splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        if line and set(line.strip()) == {"━"}:
+            end = next(
+                (j for j in range(i + 1, len(lines)) if not lines[j].startswith(" ")),
+                None,
+            )
+            rows = [lines[i - 1], *lines[i + 1 : end]]
+            blocks.append([re.split(r"\s{2,}", r.strip()) for r in rows])
+    return blocks
+
+
+@pytest.mark.parametrize(
+    ("columns", "args"),
+    [
+        (80, ["A/out.pkl", "-p", "M,N,K", "--importance"]),
+        (60, ["-d", "A/out.pkl", "A/out.csv", "-p", "M,N,K", "--out-dir", "."]),
+    ],
+)
+def test_continuation_blocks_repeat_what_tells_rows_apart(
+    real: Path, columns: int, args: list[str]
+) -> None:
+    """A table in blocks: every block after the first begins with columns shown in
+    the one before it, and those tell every row apart (``rank`` and ``shape`` do
+    not: the importance table's rank is its parameter's, shared by 4 rows; a shape
+    is on one row per file)."""
+    code, out = in_terminal(["kprofile", "-q", *args], columns=columns, cwd=real)
+    assert code == 0, out
+    blocks = _blocks(out)
+    continued = [(a, b) for a, b in zip(blocks, blocks[1:]) if len(a) == len(b)]
+    assert continued, out  # at 80 columns some table is in blocks
+    for before, block in continued:
+        header = block[0]
+        key = [c for c in header if c in before[0]]
+        assert key and header[: len(key)] == key, header
+        cells = [tuple(row[: len(key)]) for row in block[1:]]
+        assert len(set(cells)) == len(cells), (key, cells)
+
+
+@pytest.mark.parametrize(
+    ("env", "args"), [({"NO_COLOR": "1"}, []), ({}, ["--color", "never"])]
+)
+def test_the_best_row_is_marked_without_colour(
+    real: Path, env: dict[str, str], args: list[str]
+) -> None:
+    """``-d``'s baseline rows, highlighted in colour, carry a ``*`` without it, in
+    every block of the table."""
+    argv = [
+        "kprofile",
+        "-q",
+        "-d",
+        "A/out.pkl",
+        "B/out.pkl",
+        "-p",
+        "M,N,K",
+        "--out-dir",
+        ".",
+    ]
+    code, out = in_terminal([*argv, *args], columns=80, env=env, cwd=real)
+    assert code == 0, out
+    assert re.search("\x1b\\[[0-9;]*m", out) is None  # no colour, no bold
+    blocks = _blocks(out)
+    assert blocks
+    for block in blocks:
+        marked = [row for row in block[1:] if row[0] == "*"]
+        assert len(marked) == 3 and all("A/out.pkl (baseline)" in r for r in marked)
+        assert len(block) == 7
