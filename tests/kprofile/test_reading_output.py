@@ -182,3 +182,43 @@ def test_the_best_row_is_marked_without_colour(
         marked = [row for row in block[1:] if row[0] == "*"]
         assert len(marked) == 3 and all("A/out.pkl (baseline)" in r for r in marked)
         assert len(block) == 7
+
+
+@pytest.mark.parametrize(
+    ("metric", "name"),
+    [("met (s)", "worst/best"), ("Arithmetic (GFLOPS/s)", "best/worst")],
+)
+def test_the_spread_is_named_by_the_metric_direction(
+    real: Path, capsys: pytest.CaptureFixture[str], metric: str, name: str
+) -> None:
+    """A time's spread is worst/best (the slowest over the fastest); a throughput's
+    is best/worst (the highest over the lowest): named as it divides."""
+    code, out, err = run(
+        capsys, "A/out.csv", "-p", "M,N,K", "-m", metric, "--format", "json"
+    )
+    assert code == 0, err
+    summaries = [s for s in json.loads(out)["sections"] if s["view"] == "summary"]
+    raw = pd.read_csv("A/out.csv")
+    shapes = raw["spec"].str.extract(r"(\$M=\d+/\$N=\d+/\$K=\d+)")[0]
+    spread = raw.groupby(shapes, sort=False)[metric].agg(lambda v: v.max() / v.min())
+    assert [s["facts"][name] for s in summaries] == pytest.approx(list(spread))
+    assert all(
+        ("worst/best" in s["facts"]) == (name == "worst/best") for s in summaries
+    )
+
+
+def test_the_diff_ratio_says_how_it_divides(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["-d", "A/out.pkl", "B/out.pkl", "--format", "json"]
+    for metric, quotient in [
+        ("met (s)", "file best / baseline best"),
+        ("Arithmetic (GFLOPS/s)", "baseline best / file best"),
+    ]:
+        code, out, _ = run(capsys, *args, "-m", metric)
+        (diff,) = [s for s in json.loads(out)["sections"] if s["view"] == "diff"]
+        assert code == 0 and diff["facts"]["ratio"].startswith(f"{quotient}; > 1 is")
+        files = pd.read_csv("A/out.csv")[metric], pd.read_csv("B/out.csv")[metric]
+        best = [f.max() if "/s)" in metric else f.min() for f in files]
+        expected = best[0] / best[1] if "/s)" in metric else best[1] / best[0]
+        assert diff["rows"][1]["ratio"] == pytest.approx(expected)
