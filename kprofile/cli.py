@@ -216,8 +216,8 @@ PARAMETERS = (
             help="Colour on a terminal: auto (none if NO_COLOR is set), always "
             "(rich tables even when piped), never."),
     _option("-q", "--quiet", is_flag=True,
-            help="No progress display on stderr (there is none unless stderr is a "
-            "terminal)."),
+            help="No progress display and no notices on stderr (the metric chosen "
+            "by default, how to split shapes); warnings and errors stay."),
 )  # fmt: skip
 
 

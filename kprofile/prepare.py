@@ -14,7 +14,7 @@ from kprofile.core.defaults import DEFAULT_METRIC, Aggregate
 from kprofile.core.metric import Metric, default_metric, resolve_metric
 from kprofile.core.query import query_rows
 from kprofile.core.runs import CombinedRuns, combine_runs, same_measurements
-from kprofile.errors import PROG, KprofileError, usage_error
+from kprofile.errors import PROG, KprofileError, Notice, usage_error
 from kprofile.inputs.load import Results
 from kprofile.modes.request import Prepared
 from kprofile.progress import SILENT, Progress
@@ -81,8 +81,10 @@ def _metric(
     metric, instead = default_metric(frames, higher=higher, exclude=exclude)
     if instead:
         notes.append(
-            f"{PROG}: no {DEFAULT_METRIC!r} column; metric {metric.column!r} "
-            f"({metric.direction}); -m chooses another"
+            Notice(
+                f"{PROG}: no {DEFAULT_METRIC!r} column; metric {metric.column!r} "
+                f"({metric.direction}); -m chooses another"
+            )
         )
     return metric
 

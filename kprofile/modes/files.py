@@ -23,6 +23,7 @@ from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
+from kprofile.errors import Notice
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry, Upserts
 from kprofile.modes.request import Data
@@ -81,8 +82,10 @@ def _shapes_note(results: Results) -> list[str]:
     if not shape:
         return []
     return [
-        f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
-        f"holds several shapes; -p {','.join(shape)} shows each on its own"
+        Notice(
+            f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
+            f"holds several shapes; -p {','.join(shape)} shows each on its own"
+        )
     ]
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 import yaml
-from support import FIXTURES, in_terminal, run
+from support import BIN, FIXTURES, in_terminal, run
 
 from tuning_codegen.manifest import load_manifest
 
@@ -222,3 +223,37 @@ def test_the_diff_ratio_says_how_it_divides(
         best = [f.max() if "/s)" in metric else f.min() for f in files]
         expected = best[0] / best[1] if "/s)" in metric else best[1] / best[0]
         assert diff["rows"][1]["ratio"] == pytest.approx(expected)
+
+
+METRIC_NOTICE = (
+    "kprofile: no 'met (ms)' column; metric 'met (s)' (lower is better); "
+    "-m chooses another"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["A/out.pkl", "B/out.pkl", "A/out.csv"],
+        ["A/out.pkl", "B/out.pkl", "-p", "M,N,K", "--combine", "median"],
+        ["A/out.pkl", "-p", "M,N,K", "--importance"],
+        ["-d", "A/out.pkl", "B/out.pkl", "-p", "M,N,K", "--format", "json"],
+    ],
+)
+def test_notices_are_said_once_and_not_with_quiet(real: Path, args: list[str]) -> None:
+    """Through the installed command: the metric chosen by default is said once per
+    run (however many files), and ``-q`` silences it and the other notices while
+    the report on stdout stays the same."""
+    kprofile = str(BIN / "kprofile")
+    said = subprocess.run([kprofile, *args], capture_output=True, text=True)
+    quiet = subprocess.run([kprofile, "-q", *args], capture_output=True, text=True)
+    assert said.returncode == quiet.returncode == 0, said.stderr
+    assert said.stderr.splitlines().count(METRIC_NOTICE) == 1
+    assert len(set(said.stderr.splitlines())) == len(said.stderr.splitlines())
+    assert "runtime parameters" not in quiet.stderr
+    assert METRIC_NOTICE not in quiet.stderr
+    assert quiet.stdout == said.stdout
+    written = [line for line in said.stderr.splitlines() if line.startswith("wrote ")]
+    assert [
+        line for line in quiet.stderr.splitlines() if line.startswith("wrote ")
+    ] == written
