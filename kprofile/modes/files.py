@@ -17,7 +17,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from kprofile.core.columns import Grouping, common_shape_columns, group_rows, varying
+from kprofile.core.columns import (
+    Grouping,
+    common_shape_columns,
+    group_rows,
+    row_label,
+    varying,
+)
 from kprofile.core.metric import Metric
 from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
@@ -72,6 +78,9 @@ def run(request: FilesRequest) -> ModeResult:
     return ModeResult(
         tuple(made.sections), tuple(made.entries), change, notes=tuple(made.notes)
     )
+
+
+FAR = 1.10  # a written common config slower than this times the best: a warning
 
 
 def _shapes_note(results: Results) -> list[str]:
@@ -138,6 +147,8 @@ def _group(
         made.entries.append(config)
         if common is not None:
             made.notes.append(_measured_note(where, common))
+    elif request.sink is not None and common is not None and _far(common):
+        made.notes.append(_measured_note(where, common))
     made.configs.append(config)
 
 
@@ -170,7 +181,20 @@ def _measured_note(where: str, common: CommonConfig) -> str:
         )
     if math.isnan(common.ratio):
         return f"{where}: warning: the common config was measured, but its run failed"
-    return f"{where}: the common config was measured: ratio {common.ratio:.3f}"
+    if _far(common):
+        return (
+            f"{where}: warning: the common config is {common.ratio:.3f}x the best "
+            f"(its run: {row_label(common.results, common.measured)}; warned above "
+            f"{FAR:.2f}x); a smaller --top/--within, or none (the best entry), "
+            "gives a closer one"
+        )
+    return Notice(f"{where}: the common config was measured: ratio {common.ratio:.3f}")
+
+
+def _far(common: CommonConfig) -> bool:
+    """Whether a measured common config is so far from the best that writing it
+    deserves a warning (a failed or unmeasured one has its own)."""
+    return common.measured is not None and common.ratio > FAR
 
 
 def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:

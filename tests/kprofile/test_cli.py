@@ -188,7 +188,14 @@ def test_top_fraction_writes_each_files_common_config_as_pandas_computes_it(
             )
         else:
             ratio = match["met (ms)"].min() / ran["met (ms)"].min()
-            assert note == f"{path}: the common config was measured: ratio {ratio:.3f}"
+            if ratio > 1.10:  # far from the best: a warning says how far
+                assert note.startswith(
+                    f"{path}: warning: the common config is {ratio:.3f}x the best "
+                )
+            else:
+                assert note == (
+                    f"{path}: the common config was measured: ratio {ratio:.3f}"
+                )
     assert notes[len(files)] == "wrote common.yaml (3 entries)"
 
 

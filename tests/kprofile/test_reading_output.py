@@ -257,3 +257,48 @@ def test_notices_are_said_once_and_not_with_quiet(real: Path, args: list[str]) -
     assert [
         line for line in quiet.stderr.splitlines() if line.startswith("wrote ")
     ] == written
+
+
+def _common_ratios(path: str, band: float) -> dict[str, tuple[float, int]]:
+    """``--top band``'s common config of each shape of a kbench CSV, by pandas: the
+    rows below ``min + band * max``, each tuning parameter's most frequent value
+    among them (first in rank order on a tie), that config's time over the best, and
+    the line of its run."""
+    table = _kbench(path)
+    ratios = {}
+    for (m, n, k), shape in table.groupby(["M", "N", "K"], sort=False):
+        edge = shape["met"].min() + band * shape["met"].max()
+        top = shape[shape["met"] < edge].sort_values("met", kind="stable")
+        config = {}
+        for name in ("BM", "BN", "BK"):
+            counts = top[name].value_counts(sort=False)  # first seen first
+            config[name] = counts.index[counts.to_numpy().argmax()]
+        match = shape[(shape[list(config)] == pd.Series(config)).all(axis=1)]
+        run = match.loc[match["met"].idxmin()]
+        ratios[f"M={m}/N={n}/K={k}"] = (
+            run["met"] / shape["met"].min(),
+            int(run["line"]),
+        )
+    return ratios
+
+
+@pytest.mark.parametrize("sink", [["-o", "common"], ["--update", "table.yaml"]])
+def test_a_written_common_config_far_from_the_best_is_warned_of(
+    real: Path, capsys: pytest.CaptureFixture[str], sink: list[str]
+) -> None:
+    """Run A's ``--top 0.05`` common config of M=256/N=256/K=256 is 1.669x that
+    shape's best: a warning names how far and the threshold; the shapes within
+    1.10x get none."""
+    Path("table.yaml").write_text("params: []\n", encoding="utf-8")
+    code, _, err = run(capsys, "A/out.csv", "-p", "M,N,K", "--top", "0.05", *sink)
+    assert code == 0, err
+    ratios = _common_ratios("A/out.csv", 0.05)
+    far = {shape: r for shape, r in ratios.items() if r[0] > 1.10}
+    assert far and len(far) < len(ratios)  # the case has both kinds
+    warnings = [line for line in err.splitlines() if ": warning: " in line]
+    assert warnings == [
+        f"A/out.csv [{shape}]: warning: the common config is {r:.3f}x the best "
+        f"(its run: A/out.csv:{line}; warned above 1.10x); a smaller "
+        "--top/--within, or none (the best entry), gives a closer one"
+        for shape, (r, line) in far.items()
+    ]
