@@ -70,9 +70,14 @@ def rendered(markdown: str) -> Rendered:
 
 
 @pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def real(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    """The two real runs as the working directory, and run A's bests as best.yaml
+    (for --score and --update)."""
     shutil.copytree(REAL, tmp_path / "real")
     monkeypatch.chdir(tmp_path / "real")
+    assert run(capsys, "-q", "A/out.pkl", "-p", "M,N,K", "-o", "best")[0] == 0
     return tmp_path / "real"
 
 
@@ -82,6 +87,8 @@ RUNS = {
     "importance": ["A/out.pkl", "-p", "M,N,K", "--importance"],
     "cover": ["A/out.pkl", "-p", "M,N,K", "--cover", "0.1"],
     "diff": ["-d", "A/out.pkl", "B/out.pkl", "-p", "M,N,K"],
+    "score": ["--score", "best.yaml", "B/out.pkl", "-p", "M,N,K", "-v"],
+    "update": ["B/out.csv", "-p", "M,N,K", "--update", "best.yaml", "--dry-run"],
 }
 
 
