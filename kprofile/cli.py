@@ -156,7 +156,8 @@ PARAMETERS = (
             show_default=True,
             help="Colour on a terminal (auto: none if NO_COLOR is set)."),
     _option("-q", "--quiet", is_flag=True,
-            help="No progress display and no notices on stderr."),
+            help="No progress display and no notices on stderr (the metric chosen "
+            "by default, how to split shapes); warnings and errors stay."),
 )  # fmt: skip
 
 

@@ -17,6 +17,12 @@ class KprofileError(InputError):
     """
 
 
+class Notice(str):
+    """A line for stderr that only advises (the metric chosen by default, how to
+    split a file's shapes): said once per run however many times it is made, and
+    not at all with ``-q``. Warnings and what was written are plain ``str`` notes."""
+
+
 def usage_error(message: str) -> KprofileError:
     """An error about the command line itself, reported as ``kprofile: error: ...``."""
     return KprofileError(PROG, message)

@@ -20,7 +20,7 @@ from kprofile.core.runs import (
     repeated_shapes,
     same_measurements,
 )
-from kprofile.errors import PROG, KprofileError, usage_error
+from kprofile.errors import PROG, KprofileError, Notice, usage_error
 from kprofile.inputs.load import Results
 from kprofile.inputs.sniff import YAML
 from kprofile.modes.request import Prepared
@@ -122,8 +122,10 @@ def _metric(
     metric, instead = default_metric(frames, higher=higher, exclude=exclude)
     if instead:
         notes.append(
-            f"{PROG}: no {DEFAULT_METRIC!r} column; metric {metric.column!r} "
-            f"({metric.direction}); -m chooses another"
+            Notice(
+                f"{PROG}: no {DEFAULT_METRIC!r} column; metric {metric.column!r} "
+                f"({metric.direction}); -m chooses another"
+            )
         )
     return metric
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from kprofile.core.metric import Metric
-from kprofile.errors import PROG, InvalidInput
+from kprofile.errors import PROG, InvalidInput, Notice
 from kprofile.inputs.load import Results
 from kprofile.render import render
 from kprofile.render.section import Section
@@ -26,12 +26,20 @@ class Report(NamedTuple):
 
 
 def print_report(
-    report: Report, skipped: Sequence[InvalidInput], *, fmt: str, colour: str
+    report: Report,
+    skipped: Sequence[InvalidInput],
+    *,
+    fmt: str,
+    colour: str,
+    quiet: bool = False,
 ) -> None:
+    """The report on stdout, then each note once on stderr (a ``Notice`` not at
+    all when ``quiet``)."""
     header = json_header(report, skipped)
     render(report.sections, fmt, sys.stdout, header, colour=colour)
-    for note in report.notes:
-        print(one_line(note), file=sys.stderr)
+    for note in dict.fromkeys(report.notes):
+        if not (quiet and isinstance(note, Notice)):
+            print(one_line(note), file=sys.stderr)
     if skipped:
         total = len(skipped) + len(report.sources)
         print(f"{PROG}: skipped {len(skipped)} of {total} input files", file=sys.stderr)

@@ -65,7 +65,9 @@ def run(options: Options) -> int:
             "not enough memory for this analysis of the inputs; narrow them "
             "(--query, fewer files)"
         ) from None
-    print_report(report, skipped, fmt=options.format, colour=options.color)
+    print_report(
+        report, skipped, fmt=options.format, colour=options.color, quiet=options.quiet
+    )
     return EXIT_OK if report.failed is None else EXIT_STALE
 
 

@@ -27,7 +27,6 @@ import pandas as pd
 from kprofile.core.columns import (
     frame_shape_label,
     row_id,
-    row_label,
     shape_keys,
     split_by,
 )
@@ -50,13 +49,17 @@ class DiffResult:
 
 
 def labels(inputs: Sequence[Results]) -> list[str]:
-    """Short distinct names for the inputs: file stems, then parent/stem, then #n."""
+    """Short distinct names for the inputs: file stems; else the shortest path
+    suffix that tells them apart (``out.pkl`` and ``out.csv``; ``A/out.pkl`` and
+    ``B/out.pkl``); a file given twice as ``out#1``, ``out#2``."""
     stems = [Path(r.path).stem for r in inputs]
     if len(set(stems)) == len(stems):
         return stems
-    longer = [f"{Path(r.path).parent.name}/{Path(r.path).stem}" for r in inputs]
-    if len(set(longer)) == len(longer):
-        return longer
+    parts = [Path(r.path).parts for r in inputs]
+    for length in range(1, max(len(p) for p in parts) + 1):
+        suffixes = ["/".join(p[-length:]) for p in parts]
+        if len(set(suffixes)) == len(suffixes):
+            return suffixes
     return [f"{s}#{i + 1}" for i, s in enumerate(stems)]
 
 
@@ -101,11 +104,17 @@ def diff(
 
 
 def _best_row(results: Results, position: int | None, *, mesh: bool) -> Any:
-    """The best row's mesh_idx when every input has one, else its label
-    (``mesh_idx 12``, ``out.csv:17``): a CSV's line is never shown as a mesh_idx."""
+    """The best row's mesh_idx when every input has one, else what names it in its
+    file (the ``file`` column): ``mesh_idx 12``, ``line 17`` of a CSV (never shown
+    as a mesh_idx), ``row 17``."""
     if position is None:
         return None
-    return row_id(results, position)[1] if mesh else row_label(results, position)
+    what, value = row_id(results, position)
+    if mesh:
+        return value
+    if results.kind == "csv":
+        return f"line {plain(results.frame[results.row_key].iloc[position])}"
+    return f"{what} {value}"
 
 
 def shape_table(

@@ -34,6 +34,12 @@ class Metric:
     def direction(self) -> str:
         return "higher is better" if self.higher_is_better else "lower is better"
 
+    def quotient(self, value: str, best: str, sep: str = "/") -> str:
+        """How ``ratio_to(value, best)`` divides, named: ``worst/best`` when lower
+        is better, ``best/worst`` when higher is (so that it is >= 1 either way)."""
+        first, second = (best, value) if self.higher_is_better else (value, best)
+        return f"{first}{sep}{second}"
+
 
 def higher_is_better(column: str) -> bool:
     """Per-second units (``GElems/s``, ``GB/s``, ``GFLOPS/s``) and throughput are

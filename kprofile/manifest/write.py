@@ -13,15 +13,17 @@ Plain string building, so the bytes depend only on the entries and the header fa
       BM: 128
 
 ``defaults`` holds the keys identical (same type, value and spelling) in every entry;
-each entry merges it and adds its own keys, in input order. Every value is written so
-that YAML 1.1 (PyYAML) reads back exactly that value: ints of any size, floats with
-``.nan``, ``.inf``, ``-.inf`` and ``-0.0``, booleans, null, strings (quoted when they
-would read as anything else: ``kprofile.manifest.scalar``, the renderer ``--update``
-uses too, with its ``explicit`` quoting), timestamps and dates as YAML timestamps, and
-binary as ``!!binary``. An entry is a flat mapping of scalars: a set, a list or a
-mapping as a value, a timestamp YAML cannot spell (an offset in seconds,
-nanoseconds), a string with a lone surrogate, or a key ``key_problem`` refuses is
-``Unwritable``. Nothing depends on hashing: entries keep their order, keys theirs.
+each entry merges it and adds its own keys, in input order. When no key is shared
+there is no ``defaults`` and no merge key: each entry is its own keys. Every value is
+written so that YAML 1.1 (PyYAML) reads back exactly that value: ints of any size,
+floats with ``.nan``, ``.inf``, ``-.inf`` and ``-0.0``, booleans, null, strings
+(quoted when they would read as anything else: ``kprofile.manifest.scalar``, the
+renderer ``--update`` uses too, with its ``explicit`` quoting), timestamps and dates
+as YAML timestamps, and binary as ``!!binary``. An entry is a flat mapping of scalars:
+a set, a list or a mapping as a value, a timestamp YAML cannot spell (an offset in
+seconds, nanoseconds), a string with a lone surrogate, or a key ``key_problem``
+refuses is ``Unwritable``. Nothing depends on hashing: entries keep their order, keys
+theirs.
 """
 
 from __future__ import annotations
@@ -191,19 +193,22 @@ def manifest_text(
     if defaults:
         lines.append("defaults: &defaults")
         lines += [f"  {key_text(k)}: {scalar(v)}" for k, v in defaults.items()]
-    else:
-        lines.append("defaults: &defaults {}")
     lines.append("params:" if cleaned else "params: []")
-    for entry in cleaned:
-        lines.append("- <<: *defaults")
-        lines += [
-            f"  {key_text(k)}: {scalar(v)}"
-            for k, v in entry.items()
-            if k not in defaults
-        ]
+    lines += [line for entry in cleaned for line in _entry_lines(entry, defaults)]
     return ManifestText(
         "\n".join(lines) + "\n", tuple(cleaned), len(entries) - len(cleaned)
     )
+
+
+def _entry_lines(entry: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[str]:
+    """One entry of ``params``: the merge of ``defaults`` (when any key is shared)
+    and the entry's own keys."""
+    own = [f"{key_text(k)}: {scalar(v)}" for k, v in entry.items() if k not in defaults]
+    if defaults:
+        return ["- <<: *defaults", *(f"  {line}" for line in own)]
+    if not own:
+        return ["- {}"]
+    return [f"- {own[0]}", *(f"  {line}" for line in own[1:])]
 
 
 def manifest_path(path: str) -> str:

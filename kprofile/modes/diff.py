@@ -32,7 +32,11 @@ def diff_section(result: DiffResult, metric: Metric, written: list[str]) -> Sect
     facts = (
         ("baseline", "first file with each shape"),
         ("shapes by", ", ".join(result.keys) if result.keys else "(whole files)"),
-        ("ratio", f"file best vs baseline best; > 1 is worse ({metric.direction})"),
+        (
+            "ratio",
+            f"{metric.quotient('file best', 'baseline best', ' / ')}; > 1 is worse "
+            f"({metric.direction})",
+        ),
     )
     return Section(
         "diff",

@@ -17,12 +17,19 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from kprofile.core.columns import Grouping, group_rows, shape_keys, varying
+from kprofile.core.columns import (
+    Grouping,
+    group_rows,
+    row_label,
+    shape_keys,
+    varying,
+)
 from kprofile.core.metric import Metric
 from kprofile.core.ranked import rank_groups
 from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
+from kprofile.errors import Notice
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry, Upserts
 from kprofile.modes.request import Data
@@ -85,6 +92,9 @@ def _groups_by(request: FilesRequest) -> tuple[str, ...]:
     return tuple(p for p in shape if any(varying(r, (p,)) for r in data.inputs))
 
 
+FAR = 1.10  # a written common config slower than this times the best: a warning
+
+
 def _shapes_note(results: Results) -> list[str]:
     """Say when a file holds several shapes and no ``-p`` splits them: its views (and
     an ``-o`` entry) then mix the shapes. The shape is what every mode finds
@@ -93,8 +103,10 @@ def _shapes_note(results: Results) -> list[str]:
     if not shape:
         return []
     return [
-        f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
-        f"holds several shapes; -p {','.join(shape)} shows each on its own"
+        Notice(
+            f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
+            f"holds several shapes; -p {','.join(shape)} shows each on its own"
+        )
     ]
 
 
@@ -147,6 +159,8 @@ def _group(
         made.entries.append(config)
         if common is not None:
             made.notes.append(_measured_note(where, common))
+    elif request.sink is not None and common is not None and _far(common):
+        made.notes.append(_measured_note(where, common))
     made.configs.append(config)
 
 
@@ -179,7 +193,20 @@ def _measured_note(where: str, common: CommonConfig) -> str:
         )
     if math.isnan(common.ratio):
         return f"{where}: warning: the common config was measured, but its run failed"
-    return f"{where}: the common config was measured: ratio {common.ratio:.3f}"
+    if _far(common):
+        return (
+            f"{where}: warning: the common config is {common.ratio:.3f}x the best "
+            f"(its run: {row_label(common.results, common.measured)}; warned above "
+            f"{FAR:.2f}x); a smaller --top/--within, or none (the best entry), "
+            "gives a closer one"
+        )
+    return Notice(f"{where}: the common config was measured: ratio {common.ratio:.3f}")
+
+
+def _far(common: CommonConfig) -> bool:
+    """Whether a measured common config is so far from the best that writing it
+    deserves a warning (a failed or unmeasured one has its own)."""
+    return common.measured is not None and common.ratio > FAR
 
 
 def _records(results: Results, positions: np.ndarray) -> list[dict[str, Any]]:

@@ -108,7 +108,8 @@ def summary_view(
     group: str = "",
     summary: Summary | None = None,
 ) -> Section:
-    """Entries, best mesh_idx, worst and best metric, worst/best, shape, best config.
+    """Entries, best mesh_idx, worst and best metric, worst/best (best/worst for a
+    higher-is-better metric), shape, best config.
     ``summary``: the group's, when the caller computed every group's at once."""
     found = summary_of(results, metric) if summary is None else summary
     shape = shape_label(found.shape)
@@ -131,7 +132,7 @@ def summary_view(
         (f"best {what}", name),
         (f"worst {metric.column}", found.worst_value),
         (f"best {metric.column}", found.best_value),
-        ("worst/best", found.worst_ratio),
+        (metric.quotient("worst", "best"), found.worst_ratio),
         ("shape", shape or "-"),
     ]
     tuning = found.tuning

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from kprofile.render.cells import cell, note_lines, table_cells
-from kprofile.render.layout import column_blocks
+from kprofile.render.layout import column_blocks, key_columns, table_width
 from kprofile.render.section import Section, Tabular
 from tuning_codegen.colour import colour_diff
 from tuning_codegen.errors import one_line
@@ -85,10 +85,10 @@ def render_rich(sections: Sequence[Section], stream: IO[str], *, colour: bool) -
     for number, section in enumerate(sections):
         if number:
             console.print()
-        _rich_section(console, section)
+        _rich_section(console, section, colour=colour)
 
 
-def _rich_section(console: Console, section: Section) -> None:
+def _rich_section(console: Console, section: Section, *, colour: bool) -> None:
     from rich.text import Text
 
     title = one_line(section.title)
@@ -106,7 +106,7 @@ def _rich_section(console: Console, section: Section) -> None:
     if section.table is not None:
         if section.facts:
             console.print()
-        _rich_table(console, section.table, set(section.highlight))
+        _rich_table(console, section.table, set(section.highlight), colour=colour)
         if section.notes:
             console.print()
     for note in section.notes:
@@ -118,21 +118,51 @@ def _rich_section(console: Console, section: Section) -> None:
             console.print(Text(text), soft_wrap=True)
 
 
-def _rich_table(console: Console, table: Tabular, marks: set[int]) -> None:
+def _rich_table(
+    console: Console, table: Tabular, marks: set[int], *, colour: bool
+) -> None:
     header, rows, numeric = table_cells(table)
     if not header:
         return
-    widths = [
-        max([_cells(h), *(_cells(r[i]) for r in rows)]) for i, h in enumerate(header)
-    ]
-    blocks = column_blocks(widths, console.width)
+    records = header, rows
+    marked = not colour and bool(marks)
+    if marked:  # what colour shows, a ``*`` column says
+        header, numeric = ["", *header], [False, *numeric]
+        rows = [["*" if i in marks else "", *r] for i, r in enumerate(rows)]
+    widths = _widths(header, rows)
+    key = [0]
+    if table_width(widths) > console.width:  # in blocks: each repeats the row's key
+        header, rows, numeric, key = _keyed(header, rows, numeric, marked=marked)
+        widths = _widths(header, rows)
+    blocks = column_blocks(widths, console.width, key)
     if blocks is None or len(blocks) > max(len(rows), 1):  # records read better
-        _rich_records(console, header, rows, marks)
+        _rich_records(console, *records, marks, colour=colour)
         return
     for number, block in enumerate(blocks):
         if number:
             console.print()
         _rich_block(console, block, header, rows, numeric, widths, marks)
+
+
+def _keyed(
+    header: list[str], rows: list[list[str]], numeric: list[bool], *, marked: bool
+) -> tuple[list[str], list[list[str]], list[bool], list[int]]:
+    """The table and the columns that tell its rows apart (``layout.key_columns``),
+    the ``*`` column first when there is one; a row number ``#`` when no column
+    does."""
+    skip = 1 if marked else 0
+    key = key_columns([r[skip:] for r in rows], numeric[skip:])
+    if key is not None:
+        return header, rows, numeric, [*range(skip), *(k + skip for k in key)]
+    header = [*header[:skip], "#", *header[skip:]]
+    rows = [[*r[:skip], str(n), *r[skip:]] for n, r in enumerate(rows, 1)]
+    return header, rows, [*numeric[:skip], True, *numeric[skip:]], [*range(skip + 1)]
+
+
+def _widths(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
+    return [
+        max([_cells(h), *(_cells(r[i]) for r in rows)]) for i, h in enumerate(header)
+    ]
 
 
 def _rich_block(
@@ -170,9 +200,11 @@ def _rich_records(
     header: Sequence[str],
     rows: Sequence[Sequence[str]],
     marks: set[int],
+    *,
+    colour: bool,
 ) -> None:
     """One record per row, ``name  value`` lines, for a table no block of columns
-    fits."""
+    fits; without colour the best record's lines start with ``*``."""
     from rich.text import Text
 
     width = max(_cells(h) for h in header)
@@ -180,9 +212,10 @@ def _rich_records(
         if number:
             console.print()
         style = HIGHLIGHT if number in marks else ""
+        lead = "* " if number in marks and not colour else "  "
         for name, value in zip(header, row):
             line = Text.assemble(
-                ("  " + _pad(name, width), "cyan"), "  ", (value, style)
+                (lead + _pad(name, width), "cyan"), "  ", (value, style)
             )
             console.print(line, soft_wrap=True)
     if not rows:

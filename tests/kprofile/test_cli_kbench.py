@@ -201,7 +201,8 @@ def test_diff_names_each_best_row_as_its_file_does(
     code, out, _ = run(capsys, str(base), str(new), "-d", "--format", "json")
     assert code == 0
     rows = {s["view"]: s for s in json.loads(out)["sections"]}["diff"]["rows"]
-    assert [r["best row"] for r in rows] == ["mesh_idx 109", f"{new}:111"]
+    assert [r["best row"] for r in rows] == ["mesh_idx 109", "line 111"]
+    assert [r["file"] for r in rows] == [f"{base.name} (baseline)", new.name]
     assert all("best mesh_idx" not in r for r in rows)
     code, out, _ = run(capsys, str(base), str(base), "-d", "--format", "json")
     rows = {s["view"]: s for s in json.loads(out)["sections"]}["diff"]["rows"]

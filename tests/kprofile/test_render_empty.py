@@ -34,7 +34,7 @@ def test_an_empty_table_renders_as_an_empty_frame(
 
 def test_markdown_says_an_empty_table_has_no_entries() -> None:
     out = render_markdown([Section("top", "top", table=EMPTY_TABLE)])
-    assert out == "### top\n\n_(no entries)_\n"
+    assert out == "### top\n\n(no entries)\n"
 
 
 def test_a_table_is_empty_without_rows_or_without_columns() -> None:

@@ -10,6 +10,7 @@ back exactly.
 
 from __future__ import annotations
 
+import html
 import json
 import pickle
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cmarkgfm import github_flavored_markdown_to_html as markdown_html
 from support import in_terminal, run
 
 from tuning_codegen.errors import CONTROLS
@@ -105,6 +107,8 @@ def test_text_output_shows_controls_escaped(
     out = SGR.sub("", out)
     assert _raw(out) == set() and _raw(err) == set()
     assert code == (2 if mode == "usage error" else 0), err
+    if style == "markdown":  # what a reader sees: the text GitHub renders
+        out = html.unescape(re.sub(r"<[^>]*>", "", markdown_html(out)))
     shown = out + err
     assert SHOWN in shown or r"\x1b[2J" in shown, (out, err)
 

@@ -303,7 +303,7 @@ def test_markdown_says_an_empty_table_has_no_entries(
     unscored = out.split(
         "### budget: shapes without a ratio (counted apart, never as 1.0)"
     )
-    assert unscored[1] == "\n\n_(no entries)_\n"
+    assert unscored[1] == "\n\n(no entries)\n"
 
 
 def test_a_budget_of_one_config_is_one_config(

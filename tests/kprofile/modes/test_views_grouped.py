@@ -221,7 +221,7 @@ def _summary(part: Results, metric: Metric, group: str) -> Section:
         ("best mesh_idx", _python(frame["mesh_idx"].iloc[best])),
         (f"worst {metric.column}", worst_value),
         (f"best {metric.column}", best_value),
-        ("worst/best", float(ratio)),
+        ("best/worst" if metric.higher_is_better else "worst/best", float(ratio)),
         ("shape", shape or "-"),
     ]
     tuning = varying or list(part.params)
