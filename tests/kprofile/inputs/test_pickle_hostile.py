@@ -49,6 +49,20 @@ def run_worker(paths: list[Path]) -> dict[str, dict[str, Any]]:
     return {Path(a["path"]).stem: a for a in answers}
 
 
+def only_its_own_file(events: list[list[str]], path: Path) -> bool:
+    """Nothing but opens of ``path``: the decoder's, and the look at its first bytes
+    that names a file holding another kind of input (``inputs/sniff.py``), which
+    opens it by descriptor (``open_regular``: the number is the audit event's)."""
+    opened = [detail for event, detail in events if event == "open"]
+    names = [d for d in opened if not d.isdigit()]
+    return (
+        len(opened) == len(events)
+        and names[:1] == [str(path)]
+        and set(names) == {str(path)}
+        and len(names) <= 2
+    )
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("hostile")
@@ -77,7 +91,7 @@ def test_hostile_pickle_is_refused_and_nothing_ran(
     assert answer["message"].startswith(f"Invalid pkl [{path}]: "), answer
     assert "MemoryError" not in answer["message"]
     assert "RecursionError" not in answer["message"]
-    assert answer["events"] == [["open", str(path)]]  # its own file, nothing else
+    assert only_its_own_file(answer["events"], path)
     assert not (folder / "PWNED").exists()
 
 
@@ -90,7 +104,7 @@ def test_heavy_shapes_load_or_are_refused_within_the_limits(
     assert "MemoryError" not in answer["message"]
     # compile: the spec parser's ast.literal_eval, after decoding (kprofile.inputs.spec)
     events = [e for e in answer["events"] if e[0] != "compile"]
-    assert events == [["open", answer["path"]]]
+    assert only_its_own_file(events, Path(answer["path"]))
 
 
 def test_the_valid_twins_load_so_each_case_differs_only_by_its_attack(
@@ -112,8 +126,10 @@ def test_a_legitimate_zone_opens_only_the_zone_database(
     import zoneinfo
 
     roots = [str(Path(p).resolve()) for p in zoneinfo.TZPATH]
-    opened = [e[1] for e in answers["valid-tz"]["events"] if e[0] == "open"]
-    for path in opened[1:]:
+    answer = answers["valid-tz"]
+    opened = [e[1] for e in answer["events"] if e[0] == "open"]
+    assert opened[:1] == [answer["path"]]
+    for path in [p for p in opened if p != answer["path"] and not p.isdigit()]:
         resolved = str(Path(path).resolve())
         assert ".." not in Path(path).parts
         assert resolved.startswith(tuple(roots)) or "tzdata" in resolved, path
