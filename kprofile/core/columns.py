@@ -201,20 +201,17 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
     values = tuple(
         {p: plain(pivot_values[p][g]) for p in pivots} for g in range(len(starts))
     )
-    constant = _constant_in_groups(frame, results.params, order, starts)
+    constant = _constant_in_groups(results, order, starts)
     return Grouping(results, order, starts, stops, constant, values)
 
 
 def _constant_in_groups(
-    frame: pd.DataFrame,
-    params: Sequence[str],
-    order: np.ndarray,
-    starts: np.ndarray,
+    results: Results, order: np.ndarray, starts: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Per parameter, whether it is constant within each group (NaN a value)."""
+    """Per parameter, whether it is constant within each group (missing a value)."""
     out = {}
-    for param in params:
-        local = pd.factorize(frame[param], use_na_sentinel=False)[0][order]
+    for param in results.params:
+        local = results.value_codes(param)[order]
         changes = np.r_[False, local[1:] != local[:-1]]
         changes[starts] = False  # a group's first row starts it, changes nothing
         out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0

@@ -80,10 +80,12 @@ def parse_token(token: str) -> tuple[str, Any]:
 
 @dataclass(frozen=True)
 class SpecColumns:
-    """Parameter columns decoded from a spec column, in order of first appearance."""
+    """Parameter columns decoded from a spec column, in order of first appearance,
+    and each column's value codes (``spectyped.value_codes``)."""
 
     names: tuple[str, ...]
     columns: dict[str, Any]  # name -> numpy array or pandas extension array
+    codes: dict[str, np.ndarray]
 
 
 Piece = tuple["slice | np.ndarray", np.ndarray]  # rows of a parameter, value ids
@@ -245,11 +247,13 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
     finally:
         if collecting:
             gc.enable()
-    columns = {
-        name: typed_column(decoder.codes(i), decoder.values[i])
-        for i, name in enumerate(decoder.names)
-    }
-    return SpecColumns(tuple(decoder.names), columns)
+    typed = [typed_column(decoder.codes(i), v) for i, v in enumerate(decoder.values)]
+    names = tuple(decoder.names)
+    return SpecColumns(
+        names,
+        {name: column for name, (column, _) in zip(names, typed)},
+        {name: codes for name, (_, codes) in zip(names, typed)},
+    )
 
 
 def _lengths(values: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 """A spec parameter's column from its value ids: the narrowest dtype its values allow
-(int64, float64, bool, their nullable forms where a row lacks it, else object)."""
+(int64, float64, bool, their nullable forms where a row lacks it, else object), and
+its value codes (``value_codes``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 
-def typed_column(ids: np.ndarray, values: list[Any]) -> Any:
+def typed_column(ids: np.ndarray, values: list[Any]) -> tuple[Any, np.ndarray]:
     """Turn value ids into the narrowest column: int64, float64, bool or object
-    (each distinct value converted once; only the values some row has count)."""
+    (each distinct value converted once; only the values some row has count), and
+    the column's codes (``value_codes``)."""
     counts = np.bincount(ids + 1, minlength=len(values) + 1)
     present = np.flatnonzero(counts[1:])
     missing = ids < 0 if counts[0] else None
@@ -27,16 +29,29 @@ def typed_column(ids: np.ndarray, values: list[Any]) -> Any:
         table = np.empty(len(values) + 1, dtype=object)
         table[:-1] = values
         table[-1] = None
-        return table[np.where(ids < 0, len(values), ids)]
+        return table[np.where(ids < 0, len(values), ids)], value_codes(ids, table[:-1])
+    codes = value_codes(ids, table)
     out = table[np.where(ids < 0, 0, ids)]
     if missing is None:
-        return out
+        return out, codes
     if dtype == np.float64:
         out[missing] = np.nan
-        return out
+        return out, codes
     if dtype == np.bool_:
-        return pd.arrays.BooleanArray(out, missing)
-    return pd.arrays.IntegerArray(out, missing)
+        return pd.arrays.BooleanArray(out, missing), codes
+    return pd.arrays.IntegerArray(out, missing), codes
+
+
+def value_codes(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """The codes ``pd.factorize`` gives the column ``table[ids]`` (-1 where an id is
+    -1, a missing value), up to their numbering: equal values share a code, as
+    pandas compares them (the table's values factorized, so ``1`` and ``1.0`` of an
+    object column are one value there too). In the narrowest integer type."""
+    remap = pd.factorize(table)[0]
+    lookup = np.empty(len(table) + 1, dtype=np.min_scalar_type(-len(table) - 1))
+    lookup[:-1] = remap
+    lookup[-1] = -1
+    return lookup[ids]
 
 
 def _narrowest(used: list[Any]) -> Any:
