@@ -218,7 +218,7 @@ class _Decoder:
 
     def codes(self, name_id: int) -> np.ndarray:
         """One parameter's value id per row, -1 where absent (later tokens win)."""
-        ids = np.full(self.total, -1, dtype=np.int64)
+        ids = np.full(self.total, -1, dtype=np.int32)  # value ids < MAX_CELLS
         for rows, values in self.pieces[name_id]:
             ids[rows] = values
         self.pieces[name_id] = []
