@@ -235,6 +235,7 @@ def first_minimum(keys: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Per group (rows ``starts[g]`` to the next start, none empty), the position of
     its first smallest key."""
     smallest = np.minimum.reduceat(keys, starts)
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(keys)]))
-    hits = np.flatnonzero(keys == smallest[group])
+    hits = np.flatnonzero(
+        keys == np.repeat(smallest, np.diff(np.r_[starts, len(keys)]))
+    )
     return hits[np.searchsorted(hits, starts)]

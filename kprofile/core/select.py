@@ -193,10 +193,15 @@ def _group_measured(
         varies |= ~steady
         match &= steady[ids] | (codes[p] == found.codes[ids])
     hit = match[order]
-    ran = hit & valid_mask(ranked.values[order])
-    lower = -ranked.values if ranked.metric.higher_is_better else ranked.values
-    best = order[first_minimum(np.where(ran, lower[order], np.inf), starts)]
-    first = order[first_minimum(np.where(hit, 0, 1), starts)]
+    del match
+    keys = ranked.values[order]  # made in place: 8 bytes a row each, at 5M rows
+    ran = hit & valid_mask(keys)
+    if ranked.metric.higher_is_better:
+        np.negative(keys, out=keys)
+    keys[~ran] = np.inf
+    best = order[first_minimum(keys, starts)]
+    del keys
+    first = order[first_minimum(~hit, starts)]
     found_rows = np.where(np.add.reduceat(ran, starts) > 0, best, first)
     none = (np.add.reduceat(hit, starts) == 0) | (varies & (subsets.counts == 0))
     return np.where(none, -1, found_rows)
