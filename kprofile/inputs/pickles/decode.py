@@ -123,7 +123,7 @@ def read_pickle(path: str | os.PathLike[str]) -> Any:
             return decode_pickle(decompressed(data))
         buffer = _private(status.st_size)
         try:
-            read = handle.readinto(buffer)  # type: ignore[attr-defined]
+            read = handle.readinto(buffer)
             if read != status.st_size or handle.read(1):
                 raise RefusedPickle("refused: the file changed while it was read")
         except BaseException:
@@ -139,7 +139,7 @@ def read_pickle(path: str | os.PathLike[str]) -> Any:
 def _private(size: int) -> mmap.mmap:
     """``size`` bytes of private anonymous memory (out of it: a MemoryError)."""
     try:
-        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # type: ignore[attr-defined]
+        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
         return mmap.mmap(-1, size, flags=flags)
     except OSError as exc:
         if exc.errno == errno.ENOMEM:
