@@ -24,7 +24,9 @@ Cases (``--cases``):
 Every file is written with kbench's recipe for its columns (``name`` and ``spec``
 ``astype("string")``, ``file`` a ``pathlib.Path``, ``pickle.HIGHEST_PROTOCOL``).
 Each figure is the best wall time of ``--repeat`` turns, with the spread of the
-ratios (lowest-highest) and the peak RSS of each process.
+ratios turn by turn (lowest-highest, and their median: on a shared machine the
+median of the side-by-side ratios is the figure to quote) and the peak RSS of each
+process. kprofile's modules are byte-compiled first (``byte_compiled``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import numpy as np
@@ -113,7 +116,7 @@ def report(title: str, floor_label: str, measured: Turns, targets: dict) -> None
         target = f"   target {targets[label]}" if label in targets else ""
         print(
             f"  {label:<22}{best:>6.2f} s {best / wall:>5.2f}x"
-            f" (turns {each[0]:.2f}-{each[-1]:.2f})"
+            f" (turns {each[0]:.2f}-{each[-1]:.2f}, median {median(each):.2f})"
             f"  peak {peak:>5.0f} MiB {peak / rss:.2f}x{target}"
         )
 
