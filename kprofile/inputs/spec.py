@@ -40,7 +40,7 @@ from kprofile.inputs.spectokens import chunk_tokens
 from kprofile.inputs.spectyped import typed_column
 
 CHUNK_ROWS = 1 << 16
-CHUNK_CHARS = 1 << 22
+CHUNK_CHARS = 1 << 20  # 1 MiB of text: its temporaries stay in the heap, warm
 _SCALARS = (bool, int, float, str)
 # Literals whose value int() or float() gives exactly as ast.literal_eval does.
 _INT = re.compile(r"-?(?:[1-9][0-9]{0,17}|0)")
