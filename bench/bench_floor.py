@@ -24,13 +24,17 @@ Cases (``--cases``):
 Every file is written with kbench's recipe for its columns (``name`` and ``spec``
 ``astype("string")``, ``file`` a ``pathlib.Path``, ``pickle.HIGHEST_PROTOCOL``).
 Each figure is the best wall time of ``--repeat`` turns, with the spread of the
-ratios (lowest-highest) and the peak RSS of each process.
+ratios turn by turn (lowest-highest, and their median: on a shared machine the
+median of the side-by-side ratios is the figure to quote) and the peak RSS of each
+process. kprofile's modules are byte-compiled first (``byte_compiled``).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import gzip
+import importlib.util
 import itertools
 import pickle
 import platform
@@ -40,7 +44,8 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from statistics import median
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -66,27 +71,33 @@ GRID: dict[str, list[Any]] = {
 SHAPES = ((256, 20480, 5376), (4096, 4096, 4096), (8, 7168, 2048), (128, 512, 192))
 
 
-def run(command: list[str]) -> tuple[float, float]:
-    """Wall time (s) and peak RSS (MiB) of one run in a fresh wrapper process."""
+class Run(NamedTuple):
+    wall: float  # s
+    cpu: float  # s, user + system
+    rss: float  # MiB, peak
+
+
+def run(command: list[str]) -> Run:
+    """Wall and CPU time and peak RSS of one run in a fresh wrapper process."""
     out = subprocess.run(
         [sys.executable, "-c", WRAPPER, *command],
         capture_output=True,
         text=True,
         check=True,
     )
-    wall, _, rss_kib, code = out.stdout.split()
+    wall, cpu, rss_kib, code = out.stdout.split()
     if code != "0":
         raise SystemExit(f"failed ({code}): {' '.join(command)}")
-    return float(wall), int(rss_kib) / 1024
+    return Run(float(wall), float(cpu), int(rss_kib) / 1024)
 
 
-def turns(
-    base: list[str], commands: dict[str, list[str]], repeat: int
-) -> tuple[list[tuple[float, float]], dict[str, list[tuple[float, float]]]]:
-    """``base`` and each command in turn, ``repeat`` times: (wall, RSS) of each
-    turn of each."""
-    floors: list[tuple[float, float]] = []
-    found: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
+Turns = tuple[list[Run], dict[str, list[Run]]]
+
+
+def turns(base: list[str], commands: dict[str, list[str]], repeat: int) -> Turns:
+    """``base`` and each command in turn, ``repeat`` times: each turn of each."""
+    floors: list[Run] = []
+    found: dict[str, list[Run]] = {k: [] for k in commands}
     for _ in range(repeat):
         floors.append(run(base))
         for label, command in commands.items():
@@ -94,26 +105,35 @@ def turns(
     return floors, found
 
 
-Turns = tuple[list[tuple[float, float]], dict[str, list[tuple[float, float]]]]
-
-
 def report(title: str, floor_label: str, measured: Turns, targets: dict) -> None:
     """Each command's best wall over the floor's best, the spread of the ratios
-    turn by turn, and its peak RSS over the floor's."""
+    turn by turn and their median, the median ratio of CPU times (what the load of
+    other work on the machine changes least), and its peak RSS over the floor's."""
     floors, found = measured
-    wall, rss = min(w for w, _ in floors), max(m for _, m in floors)
+    wall, rss = min(f.wall for f in floors), max(f.rss for f in floors)
     print(f"\n{title}")
     print(f"  {floor_label:<28}{wall:>7.2f} s{rss:>8.0f} MiB")
     for label, runs in found.items():
-        best = min(w for w, _ in runs)
-        each = sorted(w / f for (w, _), (f, _) in zip(runs, floors))
-        peak = max(m for _, m in runs)
+        best = min(r.wall for r in runs)
+        each = sorted(r.wall / f.wall for r, f in zip(runs, floors))
+        cpu = median(r.cpu / f.cpu for r, f in zip(runs, floors))
+        peak = max(r.rss for r in runs)
         target = f"   target {targets[label]}" if label in targets else ""
         print(
             f"  {label:<22}{best:>6.2f} s {best / wall:>5.2f}x"
-            f" (turns {each[0]:.2f}-{each[-1]:.2f})"
-            f"  peak {peak:>5.0f} MiB {peak / rss:.2f}x{target}"
+            f" (turns {each[0]:.2f}-{each[-1]:.2f}, median {median(each):.2f};"
+            f" cpu {cpu:.2f}x)  peak {peak:>5.0f} MiB {peak / rss:.2f}x{target}"
         )
+
+
+def byte_compiled() -> None:
+    """kprofile's modules compiled first, as an install compiles them: an editable
+    install under PYTHONDONTWRITEBYTECODE would compile every module at each start
+    (about 0.15 s on this machine), which no user's start-up pays twice."""
+    for package in ("kprofile", "tuning_codegen"):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin is not None:
+            compileall.compile_dir(Path(spec.origin).parent, quiet=1)
 
 
 def kbench_payload(frame: pd.DataFrame) -> dict:
@@ -272,6 +292,7 @@ def main() -> int:
             ["sweep", "distinct"], [2_000], 2_000, 1
         )  # fmt: skip
     kprofile = shutil.which("kprofile") or sys.exit("kprofile is not on PATH")
+    byte_compiled()
     print(
         f"{platform.node()}: {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}, pandas {pd.__version__}, "

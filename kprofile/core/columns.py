@@ -53,8 +53,10 @@ def row_labels(results: Results) -> np.ndarray:
     return f"{results.path} {what} " + keys
 
 
-def _is_constant(column: pd.Series) -> bool:
-    return bool(column.nunique(dropna=False) <= 1)
+def _is_constant(results: Results, column: str) -> bool:
+    """One value in the column (a missing value one too), from its codes."""
+    codes = results.value_codes(column)
+    return not len(codes) or bool((codes == codes[0]).all())
 
 
 def end_column(column: str) -> str:
@@ -68,7 +70,7 @@ def shape_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
     if results.constant is not None:
         return results.constant
-    return tuple(p for p in results.params if _is_constant(results.frame[p]))
+    return tuple(p for p in results.params if _is_constant(results, p))
 
 
 def varying(results: Results, columns: Sequence[str]) -> tuple[str, ...]:
@@ -76,7 +78,7 @@ def varying(results: Results, columns: Sequence[str]) -> tuple[str, ...]:
     known = results.constant
     if known is not None:
         return tuple(c for c in columns if c not in known)
-    return tuple(c for c in columns if not _is_constant(results.frame[c]))
+    return tuple(c for c in columns if not _is_constant(results, c))
 
 
 def tuning_columns(results: Results) -> tuple[str, ...]:
@@ -90,7 +92,7 @@ def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
     if not inputs:
         return ()
     shared = [p for p in inputs[0].params if all(p in r.params for r in inputs[1:])]
-    return tuple(p for p in shared if all(_is_constant(r.frame[p]) for r in inputs))
+    return tuple(p for p in shared if all(_is_constant(r, p) for r in inputs))
 
 
 def shape_keys(
@@ -221,20 +223,17 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
     values = tuple(
         {p: plain(pivot_values[p][g]) for p in pivots} for g in range(len(starts))
     )
-    constant = _constant_in_groups(frame, results.params, order, starts)
+    constant = _constant_in_groups(results, order, starts)
     return Grouping(results, order, starts, stops, constant, values)
 
 
 def _constant_in_groups(
-    frame: pd.DataFrame,
-    params: Sequence[str],
-    order: np.ndarray,
-    starts: np.ndarray,
+    results: Results, order: np.ndarray, starts: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Per parameter, whether it is constant within each group (NaN a value)."""
+    """Per parameter, whether it is constant within each group (missing a value)."""
     out = {}
-    for param in params:
-        local = pd.factorize(frame[param], use_na_sentinel=False)[0][order]
+    for param in results.params:
+        local = results.value_codes(param)[order]
         changes = np.r_[False, local[1:] != local[:-1]]
         changes[starts] = False  # a group's first row starts it, changes nothing
         out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0
@@ -256,6 +255,7 @@ def first_minimum(keys: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Per group (rows ``starts[g]`` to the next start, none empty), the position of
     its first smallest key."""
     smallest = np.minimum.reduceat(keys, starts)
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(keys)]))
-    hits = np.flatnonzero(keys == smallest[group])
+    hits = np.flatnonzero(
+        keys == np.repeat(smallest, np.diff(np.r_[starts, len(keys)]))
+    )
     return hits[np.searchsorted(hits, starts)]

@@ -66,9 +66,14 @@ def rank_groups(grouping: Grouping, metric: Metric) -> Ranked:
     valid = valid_mask(values)
     ids, total = grouping.group_ids, len(grouping)
     ran = grouping.order[valid[grouping.order]]  # group by group, input order
-    keys = -values[ran] if metric.higher_is_better else values[ran]
+    keys = values[ran]
+    if metric.higher_is_better:
+        np.negative(keys, out=keys)
     ran = ran[np.argsort(keys, kind="stable")]
-    ran = ran[np.argsort(ids[ran], kind="stable")]
+    del keys  # each array of rows is 8 bytes a row: no more of them alive than needed
+    if total > 1:  # group ids in their narrowest type: numpy's radix sort, O(n)
+        narrow = ids[ran].astype(np.min_scalar_type(total), copy=False)
+        ran = ran[np.argsort(narrow, kind="stable")]
     failed = grouping.order[~valid[grouping.order]]
     ranked = GroupRows.gather(ran, ids[ran], total)
     best = np.full(total, np.nan)

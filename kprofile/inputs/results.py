@@ -6,6 +6,7 @@ spec strings, kbench's metadata as text).
 from __future__ import annotations
 
 import datetime as _dt
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,16 @@ from kprofile.inputs.spec import SpecLimit, expand_specs, parse_token
 MESH_IDX = "mesh_idx"
 LINE = "line"  # a CSV row's row key: the line it starts on in the file
 ROW = "row"  # the row key of a pickled frame without mesh_idx: the row's position
+
+
+@dataclass(frozen=True, eq=False)
+class ValueCodes:
+    """Parameters' value codes (``spectyped.value_codes``) the loader made with the
+    columns of one frame, good for that frame object only: a record holding another
+    frame (after ``--query``, a ``-p`` group) factorizes its own."""
+
+    frame: weakref.ReferenceType[pd.DataFrame]
+    codes: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +62,16 @@ class Results:
     constant: tuple[str, ...] | None = None
     runtime: tuple[str, ...] = ()
     failure: str | None = None
+    known_codes: ValueCodes | None = None
+
+    def value_codes(self, name: str) -> np.ndarray:
+        """Column ``name`` as codes: equal values share one, a missing value is -1
+        (``pd.factorize``, up to the numbering); the loader's, made once, where it
+        made them for this very frame."""
+        known = self.known_codes
+        if known is not None and known.frame() is self.frame and name in known.codes:
+            return known.codes[name]
+        return pd.factorize(self.frame[name])[0]
 
 
 def with_row_key(
@@ -82,9 +103,10 @@ def results_of(
         rows = (ROW, np.arange(len(frame)))
     params: tuple[str, ...] = ()
     runtime: tuple[str, ...] = ()
+    codes: Mapping[str, np.ndarray] = {}
     name = text_value(meta.get("name"))
     if SPEC in frame.columns:
-        frame, params, runtime, first = _with_spec_columns(path, frame)
+        frame, params, runtime, first, codes = _with_spec_columns(path, frame)
         if name is None:
             name = first.split("/", 1)[0] if isinstance(first, str) else None
     key = MESH_IDX
@@ -101,15 +123,16 @@ def results_of(
         runtime=runtime,
         datetime=text_value(meta.get("datetime")),
         row_key=key,
+        known_codes=ValueCodes(weakref.ref(frame), codes),
     )
 
 
 def _with_spec_columns(
     path: str, frame: pd.DataFrame
-) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], Any]:
+) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], Any, dict[str, np.ndarray]]:
     """``frame`` with a column per parameter of its spec strings (renamed where the
-    file has a column of that name), the parameters, the runtime ones, and the first
-    spec string."""
+    file has a column of that name), the parameters, the runtime ones, the first
+    spec string, and the parameters' value codes."""
     try:
         decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
     except SpecLimit as exc:
@@ -123,7 +146,8 @@ def _with_spec_columns(
     )
     frame = pd.concat([frame, extra], axis=1)
     first = frame[SPEC].iloc[0]
-    return frame, tuple(renamed.values()), _runtime(first, renamed), first
+    codes = {renamed[p]: decoded.codes[p] for p in decoded.names}
+    return frame, tuple(renamed.values()), _runtime(first, renamed), first, codes
 
 
 def text_value(value: Any) -> str | None:

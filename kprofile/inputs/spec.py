@@ -40,7 +40,7 @@ from kprofile.inputs.spectokens import chunk_tokens
 from kprofile.inputs.spectyped import typed_column
 
 CHUNK_ROWS = 1 << 16
-CHUNK_CHARS = 1 << 22
+CHUNK_CHARS = 1 << 20  # 1 MiB of text: its temporaries stay in the heap, warm
 _SCALARS = (bool, int, float, str)
 # Literals whose value int() or float() gives exactly as ast.literal_eval does.
 _INT = re.compile(r"-?(?:[1-9][0-9]{0,17}|0)")
@@ -80,10 +80,12 @@ def parse_token(token: str) -> tuple[str, Any]:
 
 @dataclass(frozen=True)
 class SpecColumns:
-    """Parameter columns decoded from a spec column, in order of first appearance."""
+    """Parameter columns decoded from a spec column, in order of first appearance,
+    and each column's value codes (``spectyped.value_codes``)."""
 
     names: tuple[str, ...]
     columns: dict[str, Any]  # name -> numpy array or pandas extension array
+    codes: dict[str, np.ndarray]
 
 
 Piece = tuple["slice | np.ndarray", np.ndarray]  # rows of a parameter, value ids
@@ -216,7 +218,7 @@ class _Decoder:
 
     def codes(self, name_id: int) -> np.ndarray:
         """One parameter's value id per row, -1 where absent (later tokens win)."""
-        ids = np.full(self.total, -1, dtype=np.int64)
+        ids = np.full(self.total, -1, dtype=np.int32)  # value ids < MAX_CELLS
         for rows, values in self.pieces[name_id]:
             ids[rows] = values
         self.pieces[name_id] = []
@@ -245,11 +247,13 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
     finally:
         if collecting:
             gc.enable()
-    columns = {
-        name: typed_column(decoder.codes(i), decoder.values[i])
-        for i, name in enumerate(decoder.names)
-    }
-    return SpecColumns(tuple(decoder.names), columns)
+    typed = [typed_column(decoder.codes(i), v) for i, v in enumerate(decoder.values)]
+    names = tuple(decoder.names)
+    return SpecColumns(
+        names,
+        {name: column for name, (column, _) in zip(names, typed)},
+        {name: codes for name, (_, codes) in zip(names, typed)},
+    )
 
 
 def _lengths(values: np.ndarray) -> np.ndarray:

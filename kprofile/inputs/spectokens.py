@@ -104,9 +104,13 @@ def _factorize(
     """Codes by first appearance and each code's first token; None for the codes
     when two different tokens share a hash."""
     digest = sizes.astype(np.uint64)
-    for word in words:
-        digest = (digest ^ word) * _MIX
-        digest ^= digest >> np.uint64(29)
+    shifted = np.empty_like(digest)
+    for word in words:  # in place: no new array per step
+        np.bitwise_xor(digest, word, out=digest)
+        np.multiply(digest, _MIX, out=digest)
+        np.right_shift(digest, np.uint64(29), out=shifted)
+        np.bitwise_xor(digest, shifted, out=digest)
+    del shifted
     codes, _ = pd.factorize(digest)
     codes = codes.astype(np.int64, copy=False)
     first = _first_of_each(codes)

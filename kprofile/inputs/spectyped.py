@@ -1,5 +1,6 @@
 """A spec parameter's column from its value ids: the narrowest dtype its values allow
-(int64, float64, bool, their nullable forms where a row lacks it, else object)."""
+(int64, float64, bool, their nullable forms where a row lacks it, else object), and
+its value codes (``value_codes``)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,21 @@ import numpy as np
 import pandas as pd
 
 
-def typed_column(ids: np.ndarray, values: list[Any]) -> Any:
-    """Turn value ids into the narrowest column: int64, float64, bool or object
-    (each distinct value converted once; only the values some row has count)."""
-    counts = np.bincount(ids + 1, minlength=len(values) + 1)
-    present = np.flatnonzero(counts[1:])
-    missing = ids < 0 if counts[0] else None
+def typed_column(ids: np.ndarray, values: list[Any]) -> tuple[Any, np.ndarray]:
+    """Turn value ids (-1: the row lacks the parameter) into the narrowest column:
+    int64, float64, bool or object (each distinct value converted once; only the
+    values some row has count), and the column's codes (``value_codes``). Every
+    table has one more entry, at its end, for the missing value: an id of -1 reads
+    it, so each column is one gather."""
+    seen = np.zeros(len(values) + 1, dtype=bool)
+    seen[ids] = True  # seen[-1]: some row lacks it
+    present = np.flatnonzero(seen[:-1])
     used = [values[i] for i in present.tolist()]
     dtype = _narrowest(used)
     if dtype is not None:
-        table = np.full(len(values), np.nan if dtype == np.float64 else 0, dtype=dtype)
+        table = np.full(
+            len(values) + 1, np.nan if dtype == np.float64 else 0, dtype=dtype
+        )
         try:
             table[present] = np.array(used, dtype=dtype)
         except OverflowError:  # an int too large for a float
@@ -27,16 +33,25 @@ def typed_column(ids: np.ndarray, values: list[Any]) -> Any:
         table = np.empty(len(values) + 1, dtype=object)
         table[:-1] = values
         table[-1] = None
-        return table[np.where(ids < 0, len(values), ids)]
-    out = table[np.where(ids < 0, 0, ids)]
-    if missing is None:
-        return out
-    if dtype == np.float64:
-        out[missing] = np.nan
-        return out
+    codes = value_codes(ids, table[:-1])
+    out = table[ids]
+    if not seen[-1] or dtype in (None, np.float64):  # None, NaN: missing already
+        return out, codes
+    missing = ids < 0
     if dtype == np.bool_:
-        return pd.arrays.BooleanArray(out, missing)
-    return pd.arrays.IntegerArray(out, missing)
+        return pd.arrays.BooleanArray(out, missing), codes
+    return pd.arrays.IntegerArray(out, missing), codes
+
+
+def value_codes(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """The codes ``pd.factorize`` gives the column ``table[ids]`` (-1 where an id is
+    -1, a missing value), up to their numbering: equal values share a code, as
+    pandas compares them (the table's values factorized, so ``1`` and ``1.0`` of an
+    object column are one value there too). In the narrowest integer type."""
+    lookup = np.empty(len(table) + 1, dtype=np.min_scalar_type(-len(table) - 1))
+    lookup[:-1] = pd.factorize(table)[0]
+    lookup[-1] = -1
+    return lookup[ids]
 
 
 def _narrowest(used: list[Any]) -> Any:

@@ -7,7 +7,7 @@ walk, and nesting is bounded explicitly instead of by Python's recursion limit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sized
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,7 +28,7 @@ class Context:
 
     def __init__(
         self,
-        data: bytes,
+        data: Sized,  # the stream's bytes (or the mapping holding them)
         handlers: Mapping[str, Handler],
         shared: Collection[str] = (),
     ) -> None:

@@ -12,7 +12,9 @@ fixed multiple of the file size. It is linear in the file size.
 
 from __future__ import annotations
 
+import mmap
 import re
+from typing import cast
 
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.opcodes import (
@@ -32,10 +34,10 @@ from kprofile.inputs.pickles.opcodes import (
 )
 
 
-def scan(data: bytes) -> None:
+def scan(data: bytes | mmap.mmap) -> None:
     """Refuse ``data`` unless it is a well-formed pickle within this module's bounds."""
     try:
-        _scan(data)
+        _scan(cast(bytes, data))  # a mapping reads as bytes: items, slices, find, re
     except IndexError:
         raise RefusedPickle("not a valid pickle (Ran out of input)") from None
 
