@@ -14,8 +14,11 @@ one status:
 - ``no entry``: no entry covers the shape;
 - ``no successful run``: an entry covers it, but nothing ran at the shape, so it has
   no best to compare with;
-- ``not measured``: the dispatched config never ran successfully at that shape (or is
-  no config of the results at all).
+- ``config failed``: the dispatched config ran at that shape and every run of it
+  failed there (a run without a valid measurement, or a point kbench's record of
+  failures lists: ``Measured.failed``);
+- ``not measured``: the dispatched config has no run at that shape (or is no config
+  of the results at all).
 
 Only scored shapes enter the summary (geomean and median ratio, the share within 2%,
 5% and 10% of the best, checked as ``kprofile.core.measure.within_tol`` checks a
@@ -42,6 +45,7 @@ SCORED = "scored"
 NO_ENTRY = "no entry"
 NO_RUN = "no successful run"
 NOT_MEASURED = "not measured"
+FAILED = "config failed"
 
 #: The tolerances whose shares a score reports (2%, 5%, 10%).
 BANDS = (0.02, 0.05, 0.10)
@@ -89,6 +93,7 @@ class Score:
     no_run: int
     not_measured: int
     worst: pd.DataFrame
+    failed: int = 0
 
     @property
     def worst_ratio(self) -> float:
@@ -168,7 +173,8 @@ def score_configs(
     covered = np.ones(len(shapes), dtype=bool) if entry is None else entry >= 0
     value, best = _lookup(measured.table, shapes.index.to_numpy(), config)
     rows = shapes.copy()
-    rows[STATUS] = _statuses(covered, best, value)
+    failed = _failed(measured, shapes.index.to_numpy(), config)
+    rows[STATUS] = _statuses(covered, best, value, failed)
     if entry is not None:
         rows[ENTRY] = np.asarray(entry, dtype=np.int64)
     rows[CONFIG] = np.where(covered, config, -1)
@@ -198,9 +204,29 @@ def _lookup(
     return value, best
 
 
-def _statuses(covered: np.ndarray, best: np.ndarray, value: np.ndarray) -> np.ndarray:
+def _failed(
+    measured: Measured, shape_ids: np.ndarray, config: np.ndarray
+) -> np.ndarray:
+    """Per shape: whether its config's every run there failed (``Measured.failed``)."""
+    pairs = measured.failed
+    if not len(pairs) or not len(config):
+        return np.zeros(len(config), dtype=bool)
+    width = int(max(pairs["config"].max(), config.max(initial=0))) + 2
+    known = pairs["shape"].to_numpy(np.int64) * width + pairs["config"].to_numpy(
+        np.int64
+    )
+    wanted = shape_ids.astype(np.int64) * width + np.where(
+        config >= 0, config, width - 1
+    )
+    return np.isin(wanted, known)
+
+
+def _statuses(
+    covered: np.ndarray, best: np.ndarray, value: np.ndarray, failed: np.ndarray
+) -> np.ndarray:
     status = np.full(len(covered), SCORED, dtype=object)
     status[np.isnan(value)] = NOT_MEASURED
+    status[np.isnan(value) & failed] = FAILED
     status[np.isnan(best)] = NO_RUN
     status[~covered] = NO_ENTRY
     return status
@@ -222,6 +248,7 @@ def _summary(
         no_entry=int((status == NO_ENTRY).sum()),
         no_run=int((status == NO_RUN).sum()),
         not_measured=int((status == NOT_MEASURED).sum()),
+        failed=int((status == FAILED).sum()),
         worst=done.sort_values(RATIO, ascending=False, kind="stable").head(worst),
     )
 

@@ -2,13 +2,14 @@
 
 The gate fails when the table is not shown to be within R of each shape's best: the
 geomean ratio of the scored shapes is above R, no shape was scored, or (unless
-``--allow-failed``) a shape has no ratio because the table's config did not run
-successfully there (``not measured``) or nothing ran there (``no successful run``).
+``--allow-failed``) a shape has no ratio because the table's config failed there
+(``config failed``), has no run there (``not measured``) or nothing ran there (``no
+successful run``).
 """
 
 from __future__ import annotations
 
-from kprofile.core.score import NO_RUN, NOT_MEASURED, Score
+from kprofile.core.score import FAILED, NO_RUN, NOT_MEASURED, Score
 from kprofile.core.values import counted
 
 
@@ -19,10 +20,10 @@ def gate(
 
     It fails when the geomean ratio of the scored shapes is above ``limit``, when no
     shape was scored, and (unless ``allow_failed``) when the table's config did not
-    run successfully at a shape (``not measured``) or nothing ran at one (``no
-    successful run``): a crash is no ratio of 1.0, and a shape nobody measured is not
-    a shape the table passed. Shapes no entry covers (``no entry``) lie outside the
-    table and are counted apart only."""
+    run successfully at a shape (``config failed``, ``not measured``) or nothing ran
+    at one (``no successful run``): a crash is no ratio of 1.0, and a shape nobody
+    measured is not a shape the table passed. Shapes no entry covers (``no entry``)
+    lie outside the table and are counted apart only."""
     unrun, short = _unrun(score), _unrun(score, short=True)
     if not score.scored:
         return f"{limit:g}: fail (no shape scored)", (
@@ -46,21 +47,23 @@ def gate(
 
 
 def _unrun(score: Score, *, short: bool = False) -> str:
-    """The shapes the gate cannot pass, by reason: ``2 of 13 shapes have no ratio: 1
-    where the table's config failed or was not run (not measured), 1 where no config
-    ran (no successful run)`` (``short``: ``2 of 13 shapes without a ratio: 1 not
-    measured, 1 no successful run``); empty when there are none."""
-    count = score.not_measured + score.no_run
+    """The shapes the gate cannot pass, by reason: ``3 of 13 shapes have no ratio: 1
+    where the table's config failed (config failed), 1 where it has no run (not
+    measured), 1 where no config ran (no successful run)`` (``short``: ``3 of 13
+    shapes without a ratio: 1 config failed, 1 not measured, 1 no successful run``);
+    empty when there are none."""
+    count = score.failed + score.not_measured + score.no_run
     if not count:
         return ""
     if short:
         return (
             f"{count} of {len(score.shapes)} shapes without a ratio: "
-            f"{score.not_measured} {NOT_MEASURED}, {score.no_run} {NO_RUN}"
+            f"{score.failed} {FAILED}, {score.not_measured} {NOT_MEASURED}, "
+            f"{score.no_run} {NO_RUN}"
         )
     return (
         f"{count} of {counted(len(score.shapes), 'shape', 'shapes')} "
-        f"{'has' if count == 1 else 'have'} no ratio: {score.not_measured} where "
-        f"the table's config failed or was not run ({NOT_MEASURED}), "
-        f"{score.no_run} where no config ran ({NO_RUN})"
+        f"{'has' if count == 1 else 'have'} no ratio: {score.failed} where the "
+        f"table's config failed ({FAILED}), {score.not_measured} where it has no run "
+        f"({NOT_MEASURED}), {score.no_run} where no config ran ({NO_RUN})"
     )

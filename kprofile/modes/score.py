@@ -21,6 +21,7 @@ from kprofile.core.score import (
     BEST,
     CONFIG,
     ENTRY,
+    FAILED,
     NO_ENTRY,
     NO_RUN,
     NOT_MEASURED,
@@ -226,7 +227,11 @@ def score_facts(
     counted: list[tuple[str, Any]] = []
     if ENTRY in score.shapes.columns:
         counted.append((NO_ENTRY, score.no_entry))
-    counted += [(NOT_MEASURED, score.not_measured), (NO_RUN, score.no_run)]
+    counted += [
+        (FAILED, score.failed),
+        (NOT_MEASURED, score.not_measured),
+        (NO_RUN, score.no_run),
+    ]
     return (
         ("shapes", total),
         ("scored", score.scored),

@@ -234,6 +234,38 @@ def test_cover_and_budget_never_give_a_shape_a_config_that_failed_there(
         assert pair not in failed and pair in ran
 
 
+@pytest.mark.parametrize("run_set", RUNS)
+def test_score_names_a_config_kbench_recorded_as_failed_and_the_gate_fails(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, run_set: str
+) -> None:
+    """A table that dispatches, at each shape where kbench recorded a failure, one of
+    the configs that failed there: each such shape is ``config failed`` (not a config
+    the results lack), and ``--fail-above`` fails on them."""
+    tuning = _tuning(run_set)
+    picked: dict[str, dict[str, Any]] = {}
+    for failure in _failures(run_set):
+        point = _point(failure)
+        picked.setdefault(_shape(point), point)
+    table = tmp_path / "t.yaml"
+    table.write_text(yaml.safe_dump({"params": list(picked.values())}))
+    path = str(REAL / run_set / "out.pkl")
+    args = ("--score", str(table), path, "-p", "M,N,K", "--fail-above", "1.05")
+    code, out, err = run(capsys, *args, "--format", "json")
+    assert code == 1, err
+    document = json.loads(out)
+    facts = document["sections"][0]["facts"]
+    assert (facts["config failed"], facts["not measured"]) == (len(picked), 0)
+    unscored = _sections(document, "score-unscored")[0]["rows"]
+    rows = [r for r in unscored if r["status"] != "no entry"]  # shapes that all ran
+    assert sorted(_shape(r) for r in rows) == sorted(picked)
+    assert {r["status"] for r in rows} == {"config failed"}
+    for row in rows:
+        assert tuple(row[p] for p in tuning) == tuple(
+            picked[_shape(row)][p] for p in tuning
+        )
+    assert f"{len(picked)} where the table's config failed (config failed)" in err
+
+
 # ------------------------------------------------------------------ bad records
 
 

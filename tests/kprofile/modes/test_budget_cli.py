@@ -53,6 +53,7 @@ worst ratio        1.174
 within 2%          11 of 13 (84.6%)
 within 5%          12 of 13 (92.3%)
 within 10%         12 of 13 (92.3%)
+config failed      0
 not measured       0
 no successful run  0
 shapes by          M, N, K

@@ -24,7 +24,7 @@ from table_support import (
     reference,
 )
 
-from kprofile.core.score import NOT_MEASURED, SCORED
+from kprofile.core.score import SCORED
 from tuning_codegen.manifest import load_manifest
 
 SCORE_TEXT = """\
@@ -40,6 +40,7 @@ within 2%                 7 of 12 (58.3%)
 within 5%                 9 of 12 (75.0%)
 within 10%                10 of 12 (83.3%)
 no entry                  0
+config failed             0
 not measured              1
 no successful run         0
 shapes by                 M, N, K
@@ -76,6 +77,7 @@ SCORE_MARKDOWN = """\
 - **within 5%**: 9 of 12 (75.0%)
 - **within 10%**: 10 of 12 (83.3%)
 - **no entry**: 0
+- **config failed**: 0
 - **not measured**: 1
 - **no successful run**: 0
 - **shapes by**: M, N, K
@@ -84,7 +86,7 @@ SCORE_MARKDOWN = """\
 - **not matched on**: -
 - **overlapping (first wins)**: 0
 - **ignored keys**: -
-- **fail above**: 1.05: pass (--allow-failed: 1 of 13 shapes without a ratio: 1 not measured, 0 no successful run)
+- **fail above**: 1.05: pass (--allow-failed: 1 of 13 shapes without a ratio: 0 config failed, 1 not measured, 0 no successful run)
 
 ### score: the 5 worst shapes, highest ratio first
 
@@ -238,7 +240,7 @@ def test_shapes_no_entry_covers_and_configs_never_measured_are_counted_apart(
         "- {M: 1, BM: 128, note: a}\n"  # scored, 1.1
         "- {M: 1, BM: 64}\n"  # overlaps the first entry: never taken
         "- {M: 2, BM: 64}\n"  # scored, 1.0
-        "- {M: 3, BM: 128}\n"  # its run failed: not measured
+        "- {M: 3, BM: 128}\n"  # its run failed there: config failed
         "- {M: 5, BM: 64}\n"  # no such shape
     )
     code, out, err = run(
@@ -248,14 +250,18 @@ def test_shapes_no_entry_covers_and_configs_never_measured_are_counted_apart(
     found = sections(out)
     facts = found["score"]["facts"]
     assert (facts["shapes"], facts["scored"]) == (4, 2)
-    assert (facts["no entry"], facts["not measured"]) == (1, 1)
+    assert (facts["no entry"], facts["config failed"], facts["not measured"]) == (
+        1,
+        1,
+        0,
+    )
     assert facts["geomean ratio"] == pytest.approx(math.sqrt(1.1))
     assert facts["overlapping (first wins)"] == 1
     assert facts["ignored keys"] == "note"
     assert [
         (r["status"], r["M"], r["entry"]) for r in found["score-unscored"]["rows"]
     ] == [
-        (NOT_MEASURED, 3, 3),
+        ("config failed", 3, 3),
         ("no entry", 4, -1),
     ]
     assert found["score-unscored"]["rows"][1]["BM"] is None

@@ -53,20 +53,24 @@ def gate_case(
 def test_a_table_whose_config_crashed_at_12_of_13_shapes_fails(
     gate_case: Callable[..., list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Before: exit 0, the gate judged the one shape that ran (ratio 1.000)."""
+    """Before: exit 0, the gate judged the one shape that ran (ratio 1.000). Of the
+    12 crashed shapes, the 6 even ones hold the failed run (config failed) and the 6
+    odd ones no row of it (not measured): both fail the gate."""
     args = gate_case(crashed=set(range(1, SHAPES)))
     code, out, err = run(capsys, *args)
     assert code == 1
     assert "geomean ratio             1.000\n" in out
-    assert "not measured              12\n" in out
+    assert "config failed             6\n" in out
+    assert "not measured              6\n" in out
     assert (
-        "fail above                1.05: fail (12 of 13 shapes without a ratio: 12 "
-        "not measured, 0 no successful run)\n"
+        "fail above                1.05: fail (12 of 13 shapes without a ratio: 6 "
+        "config failed, 6 not measured, 0 no successful run)\n"
     ) in out
     assert err == (
-        "kprofile: fail: 12 of 13 shapes have no ratio: 12 where the table's config "
-        "failed or was not run (not measured), 0 where no config ran (no successful "
-        "run); --allow-failed judges the scored shapes alone\n"
+        "kprofile: fail: 12 of 13 shapes have no ratio: 6 where the table's config "
+        "failed (config failed), 6 where it has no run (not measured), 0 where no "
+        "config ran (no successful run); --allow-failed judges the scored shapes "
+        "alone\n"
     )
 
 
@@ -78,15 +82,12 @@ def test_a_shape_where_nothing_ran_fails(
     assert code == 1
     document = json.loads(out)
     facts = document["sections"][0]["facts"]
-    assert (facts["scored"], facts["not measured"], facts["no successful run"]) == (
-        10,
-        1,
-        2,
-    )
+    counts = ("scored", "config failed", "not measured", "no successful run")
+    assert [facts[c] for c in counts] == [10, 0, 1, 2]  # shape 3 (odd): no row
     why = (
-        "fail: 3 of 13 shapes have no ratio: 1 where the table's config failed or "
-        "was not run (not measured), 2 where no config ran (no successful run); "
-        "--allow-failed judges the scored shapes alone"
+        "fail: 3 of 13 shapes have no ratio: 0 where the table's config failed "
+        "(config failed), 1 where it has no run (not measured), 2 where no config "
+        "ran (no successful run); --allow-failed judges the scored shapes alone"
     )
     assert document["failed"] == why
     assert err == f"kprofile: {why}\n"
@@ -100,7 +101,7 @@ def test_allow_failed_judges_the_scored_shapes_and_says_so(
     assert (code, err) == (0, "")
     assert (
         "fail above                1.05: pass (--allow-failed: 12 of 13 shapes "
-        "without a ratio: 12 not measured, 0 no successful run)\n"
+        "without a ratio: 6 config failed, 6 not measured, 0 no successful run)\n"
     ) in out
 
 
