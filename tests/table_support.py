@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from kprofile.core.score import NO_ENTRY, NO_RUN, NOT_MEASURED, SCORED
+from kprofile.core.score import FAILED, NO_ENTRY, NO_RUN, NOT_MEASURED, SCORED
 from tuning_codegen.manifest import Manifest, parse_manifest
 
 HELDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "heldout"
@@ -107,8 +107,13 @@ def reference(
                 for _, row in here.iterrows()
             ]
         ]
-        if rows.empty:
-            out[tuple(key)] = (NOT_MEASURED, math.nan)
+        if rows.empty:  # it ran there and failed, or never ran there
+            tried = df[(df[shape] == pd.Series(at)).all(axis=1)]
+            failed = any(
+                all(same(wanted.get(p), plain_value(row[p])) for p in params)
+                for _, row in tried.iterrows()
+            )
+            out[tuple(key)] = (FAILED if failed else NOT_MEASURED, math.nan)
             continue
         value = pick(rows[metric])
         out[tuple(key)] = (SCORED, best / value if higher else value / best)

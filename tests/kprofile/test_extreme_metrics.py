@@ -61,7 +61,8 @@ def _modes(tag: str) -> list[list[str]]:
     return [
         [base[0], "-r", "--head", "2", "--tail", "2", "-t", "0.5", "-v"],
         [base[0], "--within", "1e11%", "-v", "-o", "out/within"],
-        [*base, *new, "-p", "M", "-r", "-o", "out/best"],
+        # base and new are runs of the same shapes: -o takes them joined
+        [*base, *new, "-p", "M", "-r", "--combine", "min", "-o", "out/best"],
         [*base, "--update", "table.yaml"],
         ["-d", *base, *new, "--out-dir", "out"],
         ["--cover", "0.02", *base, "-o", "out/cover"],
