@@ -83,3 +83,12 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copyfile(MANIFEST, folder / "table.yaml")
     monkeypatch.chdir(folder)
     return folder
+
+
+@pytest.fixture
+def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The genuine kbench runs (fixtures/realkbench: A/out.pkl, A/out.csv, B/..., with
+    their failure records) copied as the working directory."""
+    shutil.copytree(FIXTURES / "realkbench", tmp_path / "real")
+    monkeypatch.chdir(tmp_path / "real")
+    return tmp_path / "real"

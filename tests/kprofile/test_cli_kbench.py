@@ -9,7 +9,6 @@ mesh_idx), and ``--top`` as Modular's kprofile.py selects.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -31,14 +30,6 @@ def shapes_note(path: str) -> str:
         f"{path}: the runtime parameters M, N, K vary, so it holds several shapes; "
         "-p M,N,K shows each on its own\n"
     )
-
-
-@pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The two real runs as the working directory: A/out.csv, B/out.csv, ..."""
-    shutil.copytree(REAL, tmp_path / "real")
-    monkeypatch.chdir(tmp_path / "real")
-    return tmp_path / "real"
 
 
 def _table(path: str) -> pd.DataFrame:

@@ -7,7 +7,6 @@ Through the real command; pandas on kbench's CSVs is the oracle.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -29,13 +28,6 @@ POOLED = (
     "instead)\n"
 )
 NOTE = "kprofile: no 'met (ms)' column; metric 'met (s)' (lower is better); -m chooses another\n"
-
-
-@pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(REAL, tmp_path / "real")
-    monkeypatch.chdir(tmp_path / "real")
-    return tmp_path / "real"
 
 
 def _rows(*paths: str) -> pd.DataFrame:

@@ -7,7 +7,6 @@ reading the CSV is the oracle for which shapes there are and each one's best.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -18,13 +17,6 @@ from support import FIXTURES, run
 REAL = FIXTURES / "realkbench"
 SHAPE = ["M", "N", "K"]
 TUNING = ["BM", "BN", "BK"]
-
-
-@pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(REAL, tmp_path / "real")
-    monkeypatch.chdir(tmp_path / "real")
-    return tmp_path / "real"
 
 
 def _bests(path: str) -> pd.DataFrame:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,6 @@ from tuning_codegen.manifest import load_manifest
 
 REAL = FIXTURES / "realkbench"
 SGR = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-@pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The two real runs as the working directory: A/out.pkl, B/out.csv, ..."""
-    shutil.copytree(REAL, tmp_path / "real")
-    monkeypatch.chdir(tmp_path / "real")
-    return tmp_path / "real"
 
 
 def test_a_manifest_sharing_no_key_has_no_defaults(
