@@ -35,8 +35,11 @@ class InvalidInput:
     kind: str  # pkl, csv or yaml
     path: str
     reason: str
+    line: int | None = None  # where the mistake is, when the reader knows
 
     def __str__(self) -> str:
+        if self.line is not None:  # path:line: error: ..., as every located error
+            return one_line(f"{self.path}:{self.line}: error: {self.reason}")
         return one_line(f"Invalid {self.kind} [{self.path}]: {self.reason}")
 
 

@@ -115,11 +115,8 @@ def load_results(path: str, *, max_rows: int = DEFAULT_MAX_ROWS) -> Results:
     except InvalidInputError:
         raise
     except InputError as exc:  # KprofileError, and tuning_codegen's manifest errors
-        raise invalid(
-            exc.message
-            if exc.location.line is None
-            else f"line {exc.location.line}: {exc.message}"
-        ) from None
+        record = InvalidInput(kind, path, exc.message, exc.location.line)
+        raise InvalidInputError(record) from None
     except OSError as exc:
         raise invalid(f"cannot read: {exc.strerror or exc}") from None
     except MemoryError:  # a file within every limit can still exceed this machine

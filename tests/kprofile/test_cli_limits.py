@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import re
 import resource
 import subprocess
 from pathlib import Path
@@ -69,6 +70,11 @@ def _pickle(name: str, specs: list[str]) -> str:
 
 
 def _refused(kind: str, path: str, reason: str) -> tuple[int, str, str]:
+    """What skipping an input prints: ``path:N: error: ...`` where the reason names
+    its line (``line N: ...``), else ``Invalid KIND [path]: reason``."""
+    located = re.match(r"line (\d+): (.*)", reason, re.S)
+    if located:
+        return 2, "", f"{path}:{located[1]}: error: {located[2]}\n{NO_INPUT}"
     return 2, "", f"Invalid {kind} [{path}]: {reason}\n{NO_INPUT}"
 
 

@@ -132,6 +132,33 @@ def test_a_broken_manifest_is_reported_at_the_line_of_the_mistake(
 
 
 @pytest.mark.parametrize(
+    "make, problem",
+    [
+        (_conflicted, "unresolved merge conflict (git's <<<<<<< line): resolve it, then "
+         "run again"),
+        (_missing_colon, "invalid YAML: while scanning a simple key could not find "
+         "expected ':'"),
+    ],
+)  # fmt: skip
+def test_a_broken_yaml_input_is_skipped_naming_the_line_of_the_mistake(
+    real: Path, capsys: pytest.CaptureFixture[str], make: object, problem: str
+) -> None:
+    """As an input (``--merge``, or beside results), not only as --update's or
+    --score's manifest: the same ``path:line: error:`` line, then the file skipped."""
+    text, line = make()  # type: ignore[operator]
+    Path("table.yaml").write_text(text)
+    located = f"table.yaml:{line}: error: {problem}\n"
+    assert run(capsys, "--merge", "table.yaml", "-p", "M") == (
+        2,
+        "",
+        located + "kprofile: error: no usable input (1 file skipped)\n",
+    )
+    code, out, err = run(capsys, "table.yaml", "out.pkl", "-q")
+    assert (code, err.splitlines(keepends=True)[0]) == (0, located)
+    assert "== out.pkl ==" in out
+
+
+@pytest.mark.parametrize(
     "source, name, message",
     [
         ("best.yaml", "best.pkl",

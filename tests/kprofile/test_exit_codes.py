@@ -195,8 +195,7 @@ def test_a_manifest_of_the_wrong_yaml_type_is_one_line_exit_2(
     assert (code, out) == (2, ""), err
     if mode == "--merge":  # an input of --merge: skipped, and then none is left
         assert err == (
-            f"Invalid yaml [m.yaml]: line {message.replace(': error:', ':', 1)}\n"
-            "kprofile: error: no usable input (1 file skipped)\n"
+            f"m.yaml:{message}\nkprofile: error: no usable input (1 file skipped)\n"
         )
     else:
         assert err == f"m.yaml:{message}\n"

@@ -104,7 +104,7 @@ def test_bomb_in_registry_and_for_kprofile(
         timeout=120,
     )
     assert done.returncode == 2
-    assert "bomb.yaml]: line 6: invalid YAML: aliases expand it" in done.stderr
+    assert "bomb.yaml:6: error: invalid YAML: aliases expand it" in done.stderr
 
 
 # --- one line, a line number, readable keys ---------------------------------------
@@ -226,4 +226,4 @@ def test_a_conflicted_registry_and_manifest_are_said_so_by_both_tools(
     )
     assert kprofile([SMALL, "--merge"]) == 2
     err = capsys.readouterr().err
-    assert "line 3: unresolved merge conflict (git's <<<<<<< line)" in err, err
+    assert f"{SMALL}:3: error: unresolved merge conflict (git's <<<<<<< line)" in err

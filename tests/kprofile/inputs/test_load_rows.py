@@ -123,10 +123,7 @@ def test_longer_rows_are_refused(tmp_path: Path) -> None:
     path.write_text("a,b\n1,2,3\n4,5,6\n")
     with pytest.raises(InvalidInputError) as caught:
         load_results(str(path))
-    assert (
-        str(caught.value)
-        == f"Invalid csv [{path}]: line 2: row has 3 fields, the header 2"
-    )
+    assert str(caught.value) == f"{path}:2: error: row has 3 fields, the header 2"
 
 
 def test_the_best_entry_is_never_a_truncated_row(

@@ -108,7 +108,12 @@ def test_invalid_yaml_inputs_are_reported(
     path.write_text(text)
     with pytest.raises(InvalidInputError) as caught:
         load_results(str(path))
-    assert str(caught.value).startswith(f"Invalid yaml [{path}]: {reason}")
+    if reason.startswith("line "):  # located: path:N: error: message
+        line, _, message = reason.partition(": ")
+        expected = f"{path}:{line.split()[1]}: error: {message}"
+    else:
+        expected = f"Invalid yaml [{path}]: {reason}"
+    assert str(caught.value).startswith(expected)
 
 
 def _reference(document: dict[str, Any]) -> list[dict[str, Any]]:
