@@ -104,16 +104,17 @@ def _missing_colon() -> tuple[str, int]:
     return "".join(lines), broken + 1
 
 
+# A manifest broken two ways, and what each says at the line of the mistake.
+BROKEN = [
+    (_conflicted, "unresolved merge conflict (git's <<<<<<< line): resolve it, then "
+     "run again"),
+    (_missing_colon, "invalid YAML: while scanning a simple key could not find "
+     "expected ':'"),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
-@pytest.mark.parametrize(
-    "make, problem",
-    [
-        (_conflicted, "unresolved merge conflict (git's <<<<<<< line): resolve it, then "
-         "run again"),
-        (_missing_colon, "invalid YAML: while scanning a simple key could not find "
-         "expected ':'"),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize("make, problem", BROKEN)
 @pytest.mark.parametrize("mode", ["--update", "--score"])
 def test_a_broken_manifest_is_reported_at_the_line_of_the_mistake(
     real: Path,
@@ -131,15 +132,7 @@ def test_a_broken_manifest_is_reported_at_the_line_of_the_mistake(
     assert snapshot(real) == before
 
 
-@pytest.mark.parametrize(
-    "make, problem",
-    [
-        (_conflicted, "unresolved merge conflict (git's <<<<<<< line): resolve it, then "
-         "run again"),
-        (_missing_colon, "invalid YAML: while scanning a simple key could not find "
-         "expected ':'"),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize("make, problem", BROKEN)
 def test_a_broken_yaml_input_is_skipped_naming_the_line_of_the_mistake(
     real: Path, capsys: pytest.CaptureFixture[str], make: object, problem: str
 ) -> None:

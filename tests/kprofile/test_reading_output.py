@@ -1,4 +1,4 @@
-"""Output that reads well (issue 26, item 6), through the real command on the two
+"""Output that reads well, through the real command on the two
 genuine kbench runs of ``fixtures/realkbench``: a manifest without an empty
 ``defaults``, labels and best rows that tell inputs apart, the best row marked
 without colour, a warning when a written common config is far from the best,
