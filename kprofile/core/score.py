@@ -190,11 +190,8 @@ def _lookup(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per shape: the value of its config there (NaN if it never ran there) and the
     shape's best (NaN if nothing ran), from a ``Measured.table``."""
-    t_shape = table["shape"].to_numpy(dtype=np.int64)
-    t_config = table["config"].to_numpy(dtype=np.int64)
-    width = int(max(t_config.max(initial=0), config.max(initial=0))) + 2
-    keys = t_shape * width + t_config  # sorted: the table is sorted by shape, config
-    wanted = shape_ids * width + np.where(config >= 0, config, width - 1)
+    # sorted: the table is sorted by shape, config
+    keys, wanted = _pair_keys(table, shape_ids, config)
     at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
     hit = (keys[at] == wanted) if len(keys) else np.zeros(len(wanted), dtype=bool)
     values = table["value"].to_numpy(dtype=np.float64)
@@ -211,14 +208,23 @@ def _failed(
     pairs = measured.failed
     if not len(pairs) or not len(config):
         return np.zeros(len(config), dtype=bool)
-    width = int(max(pairs["config"].max(), config.max(initial=0))) + 2
-    known = pairs["shape"].to_numpy(np.int64) * width + pairs["config"].to_numpy(
-        np.int64
-    )
+    known, wanted = _pair_keys(pairs, shape_ids, config)
+    return np.isin(wanted, known)
+
+
+def _pair_keys(
+    pairs: pd.DataFrame, shape_ids: np.ndarray, config: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(shape, config) pairs as one int64 key each: those of ``pairs`` (its ``shape``
+    and ``config`` columns), and each shape's with its ``config`` (-1, none: a key
+    no pair has)."""
+    p_shape = pairs["shape"].to_numpy(dtype=np.int64)
+    p_config = pairs["config"].to_numpy(dtype=np.int64)
+    width = int(max(p_config.max(initial=0), config.max(initial=0))) + 2
     wanted = shape_ids.astype(np.int64) * width + np.where(
         config >= 0, config, width - 1
     )
-    return np.isin(wanted, known)
+    return p_shape * width + p_config, wanted
 
 
 def _statuses(
