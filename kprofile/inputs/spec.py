@@ -102,6 +102,7 @@ class _Decoder:
         self.name_ids: dict[str, int] = {}
         self.values: list[list[Any]] = []  # per parameter, by value id
         self.pieces: list[list[Piece]] = []  # per parameter, in the order found
+        self.repeated: list[bool] = []  # per parameter: a row names it twice
 
     def ids(self, token: str) -> int:
         found = self.token_ids.get(token)
@@ -131,6 +132,7 @@ class _Decoder:
         self.names.append(name)
         self.values.append([])
         self.pieces.append([])
+        self.repeated.append(False)
         return len(self.names) - 1
 
     def count(self, tokens: int, longest: int) -> None:
@@ -177,13 +179,15 @@ class _Decoder:
         return True
 
     def _piece(self, name_id: int, rows: np.ndarray, values: np.ndarray) -> None:
-        """Rows as a slice where they are one run of consecutive rows."""
-        span = int(rows[-1]) - int(rows[0]) + 1
-        if span == len(rows) and (len(rows) < 2 or bool((np.diff(rows) == 1).all())):
+        """Rows as a slice where they are one run of consecutive rows (``rows`` is
+        non-decreasing: a step of 0 is a row naming the parameter twice)."""
+        steps = np.diff(rows)
+        if not len(steps) or bool((steps == 1).all()):
             self.pieces[name_id].append(
                 (slice(int(rows[0]), int(rows[-1]) + 1), values)
             )
         else:
+            self.repeated[name_id] |= not bool(steps.all())
             self.pieces[name_id].append((rows.astype(np.int64), values))
 
     def vectorised(self, chunk: np.ndarray, start: int) -> bool:
@@ -247,7 +251,12 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
     finally:
         if collecting:
             gc.enable()
-    typed = [typed_column(decoder.codes(i), v) for i, v in enumerate(decoder.values)]
+    typed = [
+        # a value id is made for a token some row holds; only a row naming the
+        # parameter twice can hide one (the later token wins)
+        typed_column(decoder.codes(i), v, not decoder.repeated[i])
+        for i, v in enumerate(decoder.values)
+    ]
     names = tuple(decoder.names)
     return SpecColumns(
         names,

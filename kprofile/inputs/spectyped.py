@@ -10,14 +10,16 @@ import numpy as np
 import pandas as pd
 
 
-def typed_column(ids: np.ndarray, values: list[Any]) -> tuple[Any, np.ndarray]:
+def typed_column(
+    ids: np.ndarray, values: list[Any], every_value_used: bool = False
+) -> tuple[Any, np.ndarray]:
     """Turn value ids (-1: the row lacks the parameter) into the narrowest column:
     int64, float64, bool or object (each distinct value converted once; only the
     values some row has count), and the column's codes (``value_codes``). Every
     table has one more entry, at its end, for the missing value: an id of -1 reads
-    it, so each column is one gather."""
-    seen = np.zeros(len(values) + 1, dtype=bool)
-    seen[ids] = True  # seen[-1]: some row lacks it
+    it, so each column is one gather. ``every_value_used``: the caller knows each
+    id in ``values`` is some row's (no pass over ``ids`` to find out)."""
+    seen = _seen(ids, len(values), every_value_used)  # seen[-1]: some row lacks it
     present = np.flatnonzero(seen[:-1])
     used = [values[i] for i in present.tolist()]
     dtype = _narrowest(used)
@@ -43,13 +45,28 @@ def typed_column(ids: np.ndarray, values: list[Any]) -> tuple[Any, np.ndarray]:
     return pd.arrays.IntegerArray(out, missing), codes
 
 
+def _seen(ids: np.ndarray, count: int, every_value_used: bool) -> np.ndarray:
+    """Which of ``count`` value ids (and, last, the missing id -1) some row has."""
+    if every_value_used:
+        seen = np.ones(count + 1, dtype=bool)
+        seen[-1] = bool(len(ids)) and int(ids.min()) < 0
+    else:
+        seen = np.zeros(count + 1, dtype=bool)
+        seen[ids] = True
+    return seen
+
+
 def value_codes(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
     """The codes ``pd.factorize`` gives the column ``table[ids]`` (-1 where an id is
     -1, a missing value), up to their numbering: equal values share a code, as
     pandas compares them (the table's values factorized, so ``1`` and ``1.0`` of an
     object column are one value there too). In the narrowest integer type."""
-    lookup = np.empty(len(table) + 1, dtype=np.min_scalar_type(-len(table) - 1))
-    lookup[:-1] = pd.factorize(table)[0]
+    narrow = np.min_scalar_type(-len(table) - 1)
+    codes = pd.factorize(table)[0]
+    if np.array_equal(codes, np.arange(len(table))):  # distinct values: ids are codes
+        return ids.astype(narrow)
+    lookup = np.empty(len(table) + 1, dtype=narrow)
+    lookup[:-1] = codes
     lookup[-1] = -1
     return lookup[ids]
 

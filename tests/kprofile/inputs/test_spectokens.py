@@ -147,3 +147,14 @@ def test_values_parse_as_literal_eval_reads_them(text: str) -> None:
     got, expected = parse_value(text), _literal(text)
     assert type(got) is type(expected)
     assert got == expected or (got != got and expected != expected)
+
+
+@pytest.mark.parametrize("other_name", [False, True])
+def test_a_value_every_row_hides_does_not_decide_the_type(other_name: bool) -> None:
+    """``b/BM=ws/BM=2``: the later token wins, so ``ws`` is no row's value and the
+    column is int64, as if ``ws`` were never written (the skipped pass over the ids
+    that finds the used values must not skip this case)."""
+    rows = ["b/BM=ws/BM=2", "b/X=1/BM=3" if other_name else "b/BM=3"]
+    decoded = expand_specs(rows)
+    assert decoded.columns["BM"].dtype == np.int64
+    assert decoded.columns["BM"].tolist() == [2, 3]
