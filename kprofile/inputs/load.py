@@ -189,7 +189,7 @@ def _rows_with_a_spec(
 def _has_text(values: np.ndarray) -> np.ndarray:
     """Which values are non-empty strings (one C pass where all are strings)."""
     if pd.api.types.infer_dtype(values, skipna=False) == "string":
-        return np.fromiter(map(len, values), dtype=np.int64, count=len(values)) > 0
+        return np.asarray(values != "", dtype=bool)  # one comparison per item, in C
     return np.fromiter(
         (isinstance(v, str) and v != "" for v in values), dtype=bool, count=len(values)
     )
