@@ -32,6 +32,7 @@ from kprofile.inputs.pickles.opcodes import (
     TEXT_LINES,
     Stack,
 )
+from kprofile.inputs.pickles.textruns import FRAME_COST, TextRuns
 
 
 def scan(data: bytes | mmap.mmap) -> None:
@@ -45,7 +46,8 @@ def scan(data: bytes | mmap.mmap) -> None:
 def _scan(data: bytes) -> None:
     """One pass: hot opcodes only count; rare ones sync the totals (depth, cost)."""
     stack, (limit, slow_left) = Stack(), _budgets(len(data))
-    depth = memo = texts = gets = cost = floor = i = 0
+    runs = TextRuns(data)
+    depth = memo = texts = gets = cost = floor = i = seen = 0
     while True:
         op = data[i]  # IndexError past the end: truncated
         if op == 0x94:  # MEMOIZE: the commonest opcode, with short strings
@@ -55,6 +57,13 @@ def _scan(data: bytes) -> None:
             texts += 1
             i += 2 + data[i + 1]
             while data[i] == 0x94 and data[i + 1] == 0x8C:  # MEMOIZE, another text
+                if i >= seen:  # not in a window the walk steps: numpy's runs
+                    spare = limit - (cost + 72 * texts + 8 * gets + 16 * memo)
+                    run, frames, i, seen = runs.take(i, spare, slow_left)
+                    memo, texts = memo + run, texts + run
+                    slow_left -= frames
+                    cost += frames * FRAME_COST
+                    continue
                 memo += 1
                 texts += 1
                 i += 3 + data[i + 2]
