@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import mmap
 import os
 import stat
 from collections.abc import Collection, Mapping
@@ -27,10 +25,11 @@ from kprofile.inputs.pickles.compressed import (
 from kprofile.inputs.pickles.context import Context, Handler
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.records import Call
+from kprofile.inputs.pickles.streamed import StreamedFile
 from kprofile.inputs.pickles.unpickler import unpickle
 
-# Private anonymous memory whose pages can be handed back (POSIX; not Windows).
-_RELEASES = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MADV_DONTNEED")
+# Reading at an offset into a buffer (POSIX; not Windows: there, the file in bytes).
+_STREAMS = hasattr(os, "pread") and hasattr(os, "preadv")
 SKIPPED = ("build_df",)  # kbench writes it; kprofile never reads it
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
@@ -74,7 +73,9 @@ SHARED = frozenset(
 )
 
 
-def decode_pickle(data: bytes | mmap.mmap, *, skip: Collection[str] = SKIPPED) -> Any:
+def decode_pickle(
+    data: bytes | StreamedFile, *, skip: Collection[str] = SKIPPED
+) -> Any:
     """The value a result pickle holds, as plain data and pandas objects.
 
     A dict (kbench's result) has its ``skip`` keys left out, undecoded; a DataFrame
@@ -108,45 +109,18 @@ def read_pickle(path: str | os.PathLike[str]) -> Any:
     """``decode_pickle`` of the file at ``path``, decompressed first if it is gzip,
     bz2, xz or zstd data (see ``compressed``); files over 4 GiB, or that are not
     regular files, are refused before anything is read. An uncompressed file is
-    read once into private memory the unpickler hands back as it reads
-    (``unpickler``): no one can change what was scanned."""
+    scanned and unpickled a piece at a time (``streamed``): each byte read once,
+    what was scanned is what is unpickled, and the file never all in memory."""
     with open(path, "rb") as handle:
         status = os.fstat(handle.fileno())
         if not stat.S_ISREG(status.st_mode):
             raise RefusedPickle("refused: not a regular file")
         if status.st_size > MAX_FILE_BYTES:
             raise RefusedPickle(f"refused a file over {MAX_FILE_BYTES // 2**30} GiB")
-        if not _RELEASES or not status.st_size:  # no private mappings: in bytes
-            data = handle.read(status.st_size + 1)  # + 1: a file still growing
-            if len(data) > status.st_size:
-                raise RefusedPickle("refused: the file changed while it was read")
-            return decode_pickle(decompressed(data))
-        buffer = _private(status.st_size)
-        try:
-            read = handle.readinto(buffer)
-            if read != status.st_size or handle.read(1):
-                raise RefusedPickle("refused: the file changed while it was read")
-        except BaseException:
-            buffer.close()
-            raise
-    with buffer:
-        if compression_of(buffer[:16]) is None:
-            return decode_pickle(buffer)
-        data = buffer[:]
+        head = handle.read(16)
+        if _STREAMS and status.st_size and compression_of(head) is None:
+            return decode_pickle(StreamedFile(handle.fileno(), status.st_size))
+        data = head + handle.read(status.st_size + 1 - len(head))  # + 1: growing
+        if len(data) != status.st_size:
+            raise RefusedPickle("refused: the file changed while it was read")
     return decode_pickle(decompressed(data))
-
-
-_POPULATE = getattr(mmap, "MAP_POPULATE", 0)  # Linux
-
-
-def _private(size: int) -> mmap.mmap:
-    """``size`` bytes of private anonymous memory (out of it: a MemoryError), its
-    pages made at once where the system can (``MAP_POPULATE``: one call instead of a
-    fault per page as the file is read in; a third to a half of the read's time)."""
-    try:
-        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _POPULATE
-        return mmap.mmap(-1, size, flags=flags)
-    except OSError as exc:
-        if exc.errno == errno.ENOMEM:
-            raise MemoryError from None
-        raise

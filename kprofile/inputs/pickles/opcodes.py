@@ -136,6 +136,18 @@ class Stack:
     def floor(self) -> int:
         return self.marks[-1] if self.marks else 0
 
+    def sync(self, depth: int, memo: int, texts: int, gets: int, cost: int) -> None:
+        """The totals from a scan's local variables, before a rare opcode: the
+        depth and cost it keeps apart from its texts and memo reads, and those."""
+        self.depth, self.memo = depth + texts + gets, memo
+        self.cost = cost + 72 * texts + 8 * gets + 16 * memo
+
+    def locals(self, texts: int, gets: int) -> tuple[int, int, int, int]:
+        """``sync`` undone after the opcode: depth, memo, floor and cost as the
+        scan keeps them."""
+        cost = self.cost - 72 * texts - 8 * gets - 16 * self.memo
+        return self.depth - texts - gets, self.memo, self.floor, cost
+
     def pop(self, count: int) -> None:
         if self.depth - count < self.floor:
             raise RefusedPickle("not a valid pickle (stack underflow)")

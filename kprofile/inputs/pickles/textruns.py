@@ -25,8 +25,9 @@ class TextRuns:
     call per unit. Only what the walk would accept is taken (``_frames_taken``):
     the walk meets every refusal itself."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, room: int) -> None:
         self.data = data
+        self.room = room  # the stream's bytes from data[0] (data may be a piece)
         self.base = self.stop = self.fits = 0  # the window read: data[base:stop]
         self.starts = self.ends = self.framed = self.breaks = np.zeros(0, np.int64)
 
@@ -89,6 +90,6 @@ class TextRuns:
             p = self.base + int(self.starts[first + u])
             length = int.from_bytes(self.data[p + 2 : p + 10], "little")
             cost = UNIT_COST * (u + 1) + FRAME_COST * (j + 1)
-            if length > len(self.data) - (p + 10) or slow_left <= j or cost > spare:
+            if length > self.room - (p + 10) or slow_left <= j or cost > spare:
                 return u
         return len(framed)

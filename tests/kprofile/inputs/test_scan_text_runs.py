@@ -123,16 +123,16 @@ def test_a_run_takes_no_frame_the_walk_would_refuse() -> None:
     texts = [f"text-{i:06d}-" * 12 for i in range(2_000)]  # 1,000 to an APPENDS
     stream = pickle.dumps(texts, protocol=5)
     at = stream.index(b"\x94\x8c", 100)  # in the list's first 1,000
-    count, frames, _, _ = textruns.TextRuns(stream).take(at, 10**12, 10**6)
+    count, frames, _, _ = textruns.TextRuns(stream, len(stream)).take(at, 10**12, 10**6)
     assert frames >= 2
     for slow in range(frames):
-        taken = textruns.TextRuns(stream).take(at, 10**12, slow)
+        taken = textruns.TextRuns(stream, len(stream)).take(at, 10**12, slow)
         assert taken[1] == slow and taken[0] < count
     units = stream[at : stream.index(b"\x94\x95", at)].count(b"\x94\x8c")
     first_frame = textruns.UNIT_COST * (units + 1) + textruns.FRAME_COST
-    below = textruns.TextRuns(stream).take(at, first_frame - 1, 10**6)
+    below = textruns.TextRuns(stream, len(stream)).take(at, first_frame - 1, 10**6)
     assert below[:2] == (units, 0)
-    assert textruns.TextRuns(stream).take(at, first_frame, 10**6)[1] >= 1
+    assert textruns.TextRuns(stream, len(stream)).take(at, first_frame, 10**6)[1] >= 1
 
 
 def test_a_forged_length_inside_a_run_is_refused_like_the_walk(
