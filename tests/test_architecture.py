@@ -29,6 +29,7 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.cli", "kprofile.run"): "pandas and the rest, once checked installed",
     ("kprofile.core.cover_split", "kprofile.core.cover_solver"): "HiGHS's stack",
     ("kprofile.core.portfolio", "kprofile.core.portfolio_solver"): "HiGHS's stack",
+    ("kprofile.inputs.csvfile", "kprofile.inputs.csvscan"): "a CSV input",
     ("kprofile.inputs.load", "kprofile.inputs.specyaml"): "a YAML input",
     ("kprofile.inputs.load", "tuning_codegen.manifest"): "a YAML input (PyYAML)",
     ("kprofile.prepare", "kprofile.core.runs"): "--combine, repeated runs",
