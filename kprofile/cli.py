@@ -41,6 +41,7 @@ from kprofile.options import (
 from tuning_codegen.clirun import run_command
 from tuning_codegen.colour import CHOICES as COLOUR_CHOICES
 from tuning_codegen.errors import Interrupted
+from tuning_codegen.gcpause import paused_gc
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 ANALYSIS_PYTHON = (3, 11)
@@ -184,8 +185,8 @@ def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
     try:
-        from kprofile.run import run  # pandas and the rest: once checked
-
+        with paused_gc():  # importing makes many objects, none of them garbage
+            from kprofile.run import run  # pandas and the rest: once checked
         return run(options)
     except KeyboardInterrupt:  # Ctrl-C: exit 130, like a signal during a write
         raise Interrupted(signal.SIGINT) from None
