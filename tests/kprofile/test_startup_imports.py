@@ -133,3 +133,24 @@ def test_a_spec_yaml_input_loads_the_yaml_readers(real: Path, table: Path) -> No
     loaded = loaded_by(real, "--merge", "table.yaml", SPEC)
     needs = {"yaml", "tuning_codegen.manifest", "kprofile.inputs.specyaml"}
     assert sorted(needs - loaded) == []
+
+
+def test_the_analyzer_stack_is_frozen_once_imported(real: Path) -> None:
+    """The objects importing pandas, numpy and kprofile made are frozen (no
+    collection walks them again), and the collector runs again after the import."""
+    code = (
+        "import gc, sys\n"
+        "from kprofile.cli import main\n"
+        "before = gc.get_freeze_count()\n"
+        "code = main(sys.argv[1:])\n"
+        "print(before, gc.get_freeze_count() > 10_000, gc.isenabled(), file=sys.stderr)\n"
+        "raise SystemExit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "A/out.pkl", "-q"],
+        cwd=real,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "0 True True\n")
