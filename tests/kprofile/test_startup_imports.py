@@ -1,5 +1,5 @@
-"""Start-up: a run imports what it runs, when it needs it (issue 28: a small genuine
-kbench file costs little more than ``import pandas, numpy``).
+"""Start-up: a run imports what it runs, when it needs it, so that a small kbench file
+costs little more than ``import pandas, numpy``.
 
 Each case is the real command in a fresh interpreter on the genuine kbench runs
 (``fixtures/realkbench``), which records the modules loaded when it exits: the
