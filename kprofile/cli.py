@@ -8,6 +8,7 @@ loading the inputs to the exit code.
 from __future__ import annotations
 
 import functools
+import gc
 import importlib.util
 import signal
 import sys
@@ -41,6 +42,7 @@ from kprofile.options import (
 from tuning_codegen.clirun import run_command
 from tuning_codegen.colour import CHOICES as COLOUR_CHOICES
 from tuning_codegen.errors import Interrupted
+from tuning_codegen.gcpause import paused_gc
 
 ANALYSIS_MODULES = ("pandas", "numpy", "scipy", "matplotlib", "rich")
 ANALYSIS_PYTHON = (3, 11)
@@ -184,11 +186,23 @@ def command(options: Options) -> int:
     """Review kbench autotuning results: rank, compare, select, and write manifests."""
     check_analysis_extra()
     try:
-        from kprofile.run import run  # pandas and the rest: once checked
-
-        return run(options)
+        return analyzer()(options)
     except KeyboardInterrupt:  # Ctrl-C: exit 130, like a signal during a write
         raise Interrupted(signal.SIGINT) from None
+
+
+@functools.cache
+def analyzer() -> Callable[[Options], int]:
+    """``kprofile.run.run``, imported once the stack is checked installed. Importing
+    pandas, numpy and kprofile makes many objects, none of them garbage, that live as
+    long as the process: the collector is paused while they are made, and they are
+    frozen once made (``gc.freeze``), so that no later collection walks them again
+    (the full one at exit included)."""
+    with paused_gc():
+        from kprofile.run import run  # pandas and the rest: once checked
+
+        gc.freeze()
+    return run
 
 
 def check_analysis_extra() -> None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -19,8 +18,7 @@ from kprofile.errors import usage_error
 from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start-up
     files: tuple[str, ...]
     metric: str | None = None  # None: DEFAULT_METRIC, or the only 'met (<unit>)'
     higher_is_better: bool | None = None

@@ -8,23 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from kprofile.core.columns import shape_keys
 from kprofile.core.defaults import DEFAULT_METRIC, Aggregate
 from kprofile.core.metric import Metric, default_metric, resolve_metric
-from kprofile.core.query import query_rows
-from kprofile.core.runs import (
-    CombinedRuns,
-    combine_runs,
-    repeated_shapes,
-    same_measurements,
-)
 from kprofile.errors import PROG, KprofileError, Notice, usage_error
 from kprofile.inputs.load import Results
 from kprofile.inputs.sniff import YAML
 from kprofile.modes.request import Prepared
 from kprofile.progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from kprofile.core.runs import CombinedRuns
 
 
 def prepare(
@@ -59,20 +55,27 @@ def prepare(
     chosen = _metric(inputs, metric, higher, notes)
     sources, runs = tuple(inputs), None
     if combine is not None:
-        _refuse_repeated(inputs, chosen)
         how = cast(Aggregate, combine)  # click's choice
-        try:
-            runs = combine_runs(inputs, pivots=pivots, metric=chosen, how=how)
-        except KprofileError as exc:
-            raise usage_error(f"--combine: {exc.message}") from None
+        runs = _combined(inputs, pivots, chosen, how)
         inputs, sources = list(runs.parts), tuple(runs.files)
     elif pooled or writes:
         notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
     return Prepared(tuple(inputs), sources, chosen, progress), runs, notes
 
 
-def _refuse_repeated(inputs: Sequence[Results], metric: Metric) -> None:
-    """``--combine`` of one run given twice would count it as two: refused."""
+def _combined(
+    inputs: Sequence[Results],
+    pivots: tuple[str, ...],
+    metric: Metric,
+    how: Aggregate,
+) -> CombinedRuns:
+    """``--combine``: the runs of each shape and config as one measurement. One run
+    given twice would count as two: refused."""
+    from kprofile.core.runs import (  # start-up: --combine only
+        combine_runs,
+        same_measurements,
+    )
+
     repeated = same_measurements(inputs, metric)
     if repeated is not None:
         first, again = repeated
@@ -82,6 +85,10 @@ def _refuse_repeated(inputs: Sequence[Results], metric: Metric) -> None:
             "twice would count as two runs, its spread 1.000 as noise measured); "
             "give each run once",
         )
+    try:
+        return combine_runs(inputs, pivots=pivots, metric=metric, how=how)
+    except KprofileError as exc:
+        raise usage_error(f"--combine: {exc.message}") from None
 
 
 def _repeated(
@@ -93,6 +100,8 @@ def _repeated(
 ) -> list[str]:
     """Shapes that several inputs measure, without ``--combine``: a pooled mode keeps
     each config's best run, and says so once; writing an entry per run is refused."""
+    from kprofile.core.runs import repeated_shapes  # start-up: -o, --update, pools
+
     runs = [r for r in inputs if r.kind != "yaml"]  # a spec or manifest measures none
     repeated = repeated_shapes(runs, shape_keys(runs, pivots))
     if repeated is None:
@@ -131,6 +140,8 @@ def _metric(
 
 
 def _filtered(inputs: Sequence[Results], query: str, notes: list[str]) -> list[Results]:
+    from kprofile.core.query import query_rows  # start-up: --query only
+
     kept = []
     for results in inputs:
         frame = query_rows(results.frame, query, path=results.path)

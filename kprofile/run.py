@@ -28,7 +28,6 @@ from kprofile.prepare import prepare
 from kprofile.progress import SILENT, Progress
 from kprofile.render.progress import TerminalProgress
 from kprofile.report import Report, print_report
-from kprofile.sinks.output import check_output, write_output
 from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
 
@@ -45,6 +44,8 @@ def run(options: Options) -> int:
         if manifest is not None:
             expect_manifest(manifest, flag)
     if options.output:
+        from kprofile.sinks.output import check_output  # start-up: -o only
+
         check_output(options.output)
     progress = _progress(options)
     loaded, skipped = load_inputs(
@@ -91,11 +92,13 @@ def _analyse(
     sections = [*result.sections, *(noise_sections(runs) if runs else [])]
     written, notes = [*result.written], [*notes, *result.notes]
     if options.output:
+        from kprofile.sinks.output import write_output  # start-up: -o only
+
         path, note = write_output(options.output, result.entries, prepared.sources)
         written.append(path)
         notes.append(note)
     if options.update is not None:
-        from kprofile.sinks.update import apply_update  # the editor: start-up of others
+        from kprofile.sinks.update import apply_update  # start-up: --update only
 
         update = apply_update(
             options.update,

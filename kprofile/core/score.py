@@ -38,27 +38,26 @@ from kprofile.core.columns import end_column
 from kprofile.core.dispatch import Dispatch, dispatch
 from kprofile.core.measure import Measured, within_tol
 from kprofile.core.metric import Metric, ratio_to
+from kprofile.core.scorecols import (  # the statuses and columns of Score.shapes
+    BEST,
+    CONFIG,
+    ENTRY,
+    FAILED,
+    NO_ENTRY,
+    NO_RUN,
+    NOT_MEASURED,
+    RATIO,
+    SCORED,
+    STATUS,
+    VALUE,
+)
 from kprofile.core.values import canon_code, canon_codes
 from tuning_codegen.manifest import Manifest
-
-SCORED = "scored"
-NO_ENTRY = "no entry"
-NO_RUN = "no successful run"
-NOT_MEASURED = "not measured"
-FAILED = "config failed"
 
 #: The tolerances whose shares a score reports (2%, 5%, 10%).
 BANDS = (0.02, 0.05, 0.10)
 #: How many of the worst scored shapes a score lists.
 DEFAULT_WORST = 5
-
-# Columns of ``Score.shapes`` (besides the shape columns).
-STATUS = "status"
-ENTRY = "entry"
-CONFIG = "config"
-VALUE = "value"
-BEST = "best"
-RATIO = "ratio"
 
 
 @dataclass(frozen=True)

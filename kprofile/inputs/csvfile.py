@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from kprofile.errors import KprofileError
-from kprofile.inputs.csvscan import layout
 from kprofile.inputs.files import open_regular
 
 SPEC = "spec"
@@ -37,6 +36,8 @@ def read_csv(path: str) -> CsvTable:
     """A kbench CSV as a frame, the line of each of its rows, and its warnings. Short
     rows (a file cut off) and rows without a spec are left out with a warning each:
     pandas would fill them with NaN and rank them."""
+    from kprofile.inputs.csvscan import layout  # start-up: a CSV input only
+
     with open_regular(path) as handle:
         found = layout(handle, path)
         short = found.counts < found.fields

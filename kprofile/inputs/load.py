@@ -33,10 +33,8 @@ from kprofile.inputs.results import (
     with_row_key,
 )
 from kprofile.inputs.sniff import misnamed
-from kprofile.inputs.specyaml import expand_spec
 from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
-from tuning_codegen.manifest import load_manifest
 
 __all__ = ["MESH_IDX", "SPEC", "Results", "kind_of", "load_inputs", "load_results"]
 
@@ -196,6 +194,8 @@ def _has_text(values: np.ndarray) -> np.ndarray:
 
 
 def _load_yaml(path: str, max_rows: int) -> Results:
+    from kprofile.inputs.specyaml import expand_spec  # start-up: YAML inputs only
+    from tuning_codegen.manifest import load_manifest  # start-up: YAML inputs only
 
     manifest = load_manifest(path)
     grid = expand_spec(manifest.document, path, max_rows=max_rows)

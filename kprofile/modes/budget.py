@@ -6,21 +6,23 @@ writes one entry per shape: its values, then its config's. The analysis is
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from kprofile.core.defaults import COVER_TIME_LIMIT, DEFAULT_OBJECTIVE, Objective
-from kprofile.core.measure import Measured
-from kprofile.core.portfolio import Portfolio, budget
-from kprofile.core.score import CONFIG
+from kprofile.core.scorecols import CONFIG
 from kprofile.core.values import counted, entries
 from kprofile.errors import usage_error
-from kprofile.manifest.change import Entry
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.modes.score import choices, measured_results, score_sections
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.core.measure import Measured
+    from kprofile.core.portfolio import Portfolio
+    from kprofile.manifest.change import Entry
 
 OBJECTIVE_TEXT = {
     "geomean": "geomean ratio over the shapes",
@@ -42,6 +44,8 @@ class BudgetRequest(NamedTuple):
 
 def run(request: BudgetRequest) -> ModeResult:
     """``--budget K``: the best table of at most K configs, proven or bounded."""
+    from kprofile.core.portfolio import budget  # start-up: --budget only
+
     data, metric, limit = request.data, request.data.metric, request.time_limit
     with data.progress("budget: measuring every shape and config"):
         measured = measured_results(data.inputs, data.pivots, metric, "--budget")

@@ -4,17 +4,18 @@ written by ``kprofile.sinks.files``. The analysis is ``kprofile.core.correlation
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
 from kprofile.core.columns import shape_keys
-from kprofile.core.correlation import Correlation, correlate
 from kprofile.core.metric import Metric
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
-from kprofile.sinks.files import write_heatmap
+
+if TYPE_CHECKING:
+    from kprofile.core.correlation import Correlation
 
 
 class CorrelationRequest(NamedTuple):
@@ -25,6 +26,9 @@ class CorrelationRequest(NamedTuple):
 
 def run(request: CorrelationRequest) -> ModeResult:
     """``-c``: the correlations, and the heatmap in ``--out-dir``."""
+    from kprofile.core.correlation import correlate  # start-up: -c only
+    from kprofile.sinks.files import write_heatmap  # start-up: -d, -c, --plot only
+
     data = request.data
     shapes = () if request.include_shapes else shape_keys(data.inputs)
     result = correlate(data.inputs, data.metric, shapes=shapes)

@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from kprofile.core.combine import combine
-from kprofile.core.cover import (
-    CONFIG,
-    DEFAULT_LOSS_TIME_LIMIT,
-    DEFAULT_TIME_LIMIT,
-    CoverResult,
-    cover,
-)
+from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
 from kprofile.core.metric import Metric
 from kprofile.core.values import entries
 from kprofile.errors import KprofileError, usage_error
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.core.cover import CoverResult
 
 EXACT = "exact (no smaller table exists)"
 LOSS_UNPROVEN = (
@@ -67,6 +63,8 @@ def cover_sections(
     result: CoverResult, *, shape_cols: Sequence[str], metric: Metric
 ) -> list[Section]:
     """``cover`` (facts and configs), ``cover-assignment``, ``cover-uncovered``."""
+    from kprofile.core.cover import CONFIG  # start-up: --cover only
+
     used = np.bincount(
         result.assignment[CONFIG].to_numpy(dtype=np.int64), minlength=result.size
     )
@@ -98,6 +96,8 @@ def cover_entries(
     result: CoverResult, shape_cols: Sequence[str]
 ) -> list[dict[str, Any]]:
     """Manifest entries, one per shape in input order: its values, then its config's."""
+    from kprofile.core.cover import CONFIG  # start-up: --cover only
+
     shapes = entries(result.assignment[list(shape_cols)])
     configs = entries(result.configs.iloc[result.assignment[CONFIG].to_numpy()])
     return [{**shape, **config} for shape, config in zip(shapes, configs)]
@@ -106,12 +106,15 @@ def cover_entries(
 class CoverRequest(NamedTuple):
     data: Data
     tol: float  # each shape's config within 1 + tol of its best
-    time_limit: float | None = DEFAULT_TIME_LIMIT  # None: no limit
-    loss_time_limit: float | None = DEFAULT_LOSS_TIME_LIMIT
+    time_limit: float | None = COVER_TIME_LIMIT  # None: no limit
+    loss_time_limit: float | None = COVER_LOSS_TIME_LIMIT
 
 
 def run(request: CoverRequest) -> ModeResult:
     """``--cover TOL``: the fewest configs within TOL of each shape's best."""
+    from kprofile.core.combine import combine  # start-up: the pooling modes only
+    from kprofile.core.cover import cover  # start-up: --cover only
+
     data = request.data
     combined = combine(data.inputs, data.pivots)
     try:

@@ -4,14 +4,15 @@ The analysis is ``kprofile.core.diff``."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from kprofile.core.diff import DiffResult, diff
 from kprofile.core.metric import Metric
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
-from kprofile.sinks.files import write_tables
+
+if TYPE_CHECKING:
+    from kprofile.core.diff import DiffResult
 
 
 class DiffRequest(NamedTuple):
@@ -21,6 +22,9 @@ class DiffRequest(NamedTuple):
 
 def run(request: DiffRequest) -> ModeResult:
     """``-d``: the comparison table, and one CSV per shape in ``--out-dir``."""
+    from kprofile.core.diff import diff  # start-up: -d only
+    from kprofile.sinks.files import write_tables  # start-up: -d, -c, --plot only
+
     data = request.data
     result = diff(data.inputs, data.metric, data.pivots)
     written = write_tables(result.tables, request.out_dir)

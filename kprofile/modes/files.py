@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -25,8 +25,6 @@ from kprofile.core.columns import (
     varying,
 )
 from kprofile.core.metric import Metric
-from kprofile.core.ranked import rank_groups
-from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
 from kprofile.errors import Notice
@@ -36,6 +34,9 @@ from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.core.select import CommonConfig
 
 
 class FilesRequest(NamedTuple):
@@ -117,6 +118,8 @@ def _views(
     the group per view."""
     if not request.views:
         return []
+    from kprofile.core.ranked import rank_groups  # start-up: the views only
+
     groups = Groups(rank_groups(grouping, metric))
     verbose = request.verbose
     return [build(groups, value, verbose=verbose) for build, value in request.views]

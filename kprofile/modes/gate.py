@@ -9,8 +9,13 @@ successful run``).
 
 from __future__ import annotations
 
-from kprofile.core.score import FAILED, NO_RUN, NOT_MEASURED, Score
+from typing import TYPE_CHECKING
+
+from kprofile.core.scorecols import FAILED, NO_RUN, NOT_MEASURED
 from kprofile.core.values import counted
+
+if TYPE_CHECKING:
+    from kprofile.core.score import Score
 
 
 def gate(

@@ -5,22 +5,18 @@ choice can cost, and every value's reach); ``--plot`` charts are written by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
-from kprofile.core.combine import combine
-from kprofile.core.importance import (
-    ImportanceResult,
-    importance,
-)
 from kprofile.core.metric import Metric
 from kprofile.errors import KprofileError, usage_error
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
-from kprofile.sinks.derived import Written
-from kprofile.sinks.files import plot_importance
+
+if TYPE_CHECKING:
+    from kprofile.core.importance import ImportanceResult
 
 
 def importance_sections(
@@ -86,6 +82,11 @@ class ImportanceRequest(NamedTuple):
 
 def run(request: ImportanceRequest) -> ModeResult:
     """``--importance``: parameters ranked by what a bad value costs; --plot charts."""
+    from kprofile.core.combine import combine  # start-up: the pooling modes only
+    from kprofile.core.importance import importance  # start-up: --importance only
+    from kprofile.sinks.derived import Written  # start-up: the writing modes only
+    from kprofile.sinks.files import plot_importance  # start-up: -d, -c, --plot only
+
     data = request.data
     combined = combine(data.inputs, data.pivots)
     try:

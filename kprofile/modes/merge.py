@@ -6,22 +6,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
-from kprofile.core.merge import Merged, cells, merge_inputs, merged_entries, sort_rows
-from kprofile.core.query import query_rows
 from kprofile.core.values import exact
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
-from kprofile.inputs.yamlsource import any_node, is_collection, key_line
-from kprofile.manifest.change import Entry
-from kprofile.manifest.scalar import key_problem
-from kprofile.manifest.write import value_problem
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from tuning_codegen.values import same_value
+
+if TYPE_CHECKING:
+    from kprofile.core.merge import Merged
+    from kprofile.manifest.change import Entry
 
 
 class MergeRequest(NamedTuple):
@@ -34,6 +32,13 @@ class MergeRequest(NamedTuple):
 
 def run(request: MergeRequest) -> ModeResult:
     """``--merge``: the joined table, sorted and filtered; -o writes its rows."""
+    from kprofile.core.merge import (  # start-up: --merge only
+        merge_inputs,
+        merged_entries,
+        sort_rows,
+    )
+    from kprofile.core.query import query_rows  # start-up: --query, --merge only
+
     merged = merge_inputs(request.inputs, request.pivots)
     table = merged.table
     if request.sort_pivots:
@@ -54,6 +59,9 @@ def run(request: MergeRequest) -> ModeResult:
 def check_writable(entries: Sequence[Entry], inputs: Sequence[Results]) -> None:
     """Every key and value can be written to a manifest, or the error names the
     parameter, and the input file and line it came from."""
+    from kprofile.manifest.scalar import key_problem  # start-up: YAML, -o only
+    from kprofile.manifest.write import value_problem  # start-up: YAML, -o only
+
     for entry in entries:
         for key, value in entry.items():
             problem = key_problem(key, "explicit")
@@ -69,6 +77,12 @@ def check_writable(entries: Sequence[Entry], inputs: Sequence[Results]) -> None:
 def _refusal(
     inputs: Sequence[Results], key: str, value: Any, problem: str, *, is_value: bool
 ) -> KprofileError:
+    from kprofile.inputs.yamlsource import (  # start-up: YAML, --merge -o only
+        any_node,
+        is_collection,
+        key_line,
+    )
+
     source = _source(inputs, key, value)
     if source is None:
         return usage_error(f"--merge -o: {problem}")
@@ -81,6 +95,8 @@ def _refusal(
 def _source(inputs: Sequence[Results], key: str, value: Any) -> Results | None:
     """The first input whose column ``key`` holds ``value`` (the very object, else
     the same value)."""
+    from kprofile.core.merge import cells  # start-up: --merge only
+
     holders = [r for r in inputs if key in r.params]
     for results in holders:
         if any(v is value for v in cells(results, key).values):

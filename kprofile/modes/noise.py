@@ -4,22 +4,16 @@ within noise of N others"). The analysis is ``kprofile.core.repeats.noise``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from kprofile.core.repeats import (
-    BEST_CONFIG,
-    BEST_SPREAD,
-    RUNNER_UP,
-    RUNNER_UP_RATIO,
-    SHAPE,
-    WITHIN_NOISE,
-)
-from kprofile.core.runs import CombinedRuns
 from kprofile.core.values import MISSING_LABEL, entries, shape_label
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.core.runs import CombinedRuns
 
 WITHIN = "best within noise of"
 RULE = (
@@ -30,6 +24,15 @@ RULE = (
 
 def noise_sections(runs: CombinedRuns) -> list[Section]:
     """``noise``: facts, and one row per shape whose best is within noise of others."""
+    from kprofile.core.repeats import (  # start-up: --combine only
+        BEST_CONFIG,
+        BEST_SPREAD,
+        RUNNER_UP,
+        RUNNER_UP_RATIO,
+        SHAPE,
+        WITHIN_NOISE,
+    )
+
     noise, measured = runs.noise, runs.measured
     flagged = noise.flagged
     table = measured.shapes.loc[flagged[SHAPE].to_numpy()].reset_index(drop=True)

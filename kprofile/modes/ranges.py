@@ -6,20 +6,22 @@ column). The analysis is ``kprofile.core.ranges``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
 from kprofile.core.columns import end_column, shape_keys
 from kprofile.core.defaults import RANGES_TOL
 from kprofile.core.metric import Metric
-from kprofile.core.ranges import RangedGroup, borderline, ranged_groups
-from kprofile.core.sweep import Sweep
 from kprofile.core.values import counted, entry, shape_label
 from kprofile.manifest.change import GroupRanges, RangeReplacement, RangeTable
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.core.ranges import RangedGroup
+    from kprofile.core.sweep import Sweep
 
 TIES = "lowest worst ratio, then earliest configs"
 
@@ -33,6 +35,8 @@ class RangesRequest(NamedTuple):
 
 def run(request: RangesRequest) -> ModeResult:
     """``--ranges COL``: sections per group, entries for ``-o`` and ``--update``."""
+    from kprofile.core.ranges import ranged_groups  # start-up: --ranges only
+
     data = request.data
     result = ranged_groups(
         data.inputs,
@@ -112,6 +116,8 @@ def _groups_table(
 
 
 def _group_section(item: RangedGroup, sweep: Sweep, column: str, tol: float) -> Section:
+    from kprofile.core.ranges import borderline  # start-up: --ranges only
+
     group, ranges = item.group, item.ranges
     end = end_column(column)
     table = pd.DataFrame(

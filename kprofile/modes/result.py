@@ -6,10 +6,12 @@ failed.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from kprofile.manifest.change import Entry, ManifestChange
 from kprofile.render.section import Section
+
+if TYPE_CHECKING:
+    from kprofile.manifest.change import Entry, ManifestChange
 
 
 class ModeResult(NamedTuple):

@@ -8,16 +8,14 @@ and with ``-v`` ``score-shapes`` (every shape). The analysis is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import end_column
-from kprofile.core.combine import combine
-from kprofile.core.measure import Measured, measure
 from kprofile.core.metric import Metric
-from kprofile.core.score import (
+from kprofile.core.scorecols import (
     BEST,
     CONFIG,
     ENTRY,
@@ -29,9 +27,6 @@ from kprofile.core.score import (
     SCORED,
     STATUS,
     VALUE,
-    Score,
-    TableScore,
-    score_table,
 )
 from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
@@ -41,7 +36,11 @@ from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 from tuning_codegen.errors import memory_named
-from tuning_codegen.manifest import Manifest, load_manifest
+
+if TYPE_CHECKING:
+    from kprofile.core.measure import Measured
+    from kprofile.core.score import Score, TableScore
+    from tuning_codegen.manifest import Manifest
 
 NO_SHAPES = "- (no shape columns: all rows are one shape; give -p)"
 
@@ -57,6 +56,9 @@ class ScoreRequest(NamedTuple):
 
 def run(request: ScoreRequest) -> ModeResult:
     """``--score TABLE``: the table's ratios to each shape's best on the results."""
+    from kprofile.core.score import score_table  # start-up: --score only
+    from tuning_codegen.manifest import load_manifest  # start-up: YAML, --score only
+
     data, metric = request.data, request.data.metric
     with memory_named(request.table):  # a table within every limit, too big here
         table = load_manifest(request.table)
@@ -96,6 +98,9 @@ def measured_results(
     inputs: Sequence[Results], pivots: Sequence[str], metric: Metric, flag: str
 ) -> Measured:
     """Every input as one table, reduced to one ratio per (shape, config)."""
+    from kprofile.core.combine import combine  # start-up: --score, --budget only
+    from kprofile.core.measure import measure  # start-up: --score, --budget only
+
     combined = combine(inputs, pivots)
     try:
         return measure(

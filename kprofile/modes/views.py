@@ -15,19 +15,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import Grouping
 from kprofile.core.metric import Metric
-from kprofile.core.ranked import Ranked
-from kprofile.core.select import CommonConfig
 from kprofile.core.summary import Summary, summary_of
 from kprofile.core.values import shape_label
 from kprofile.inputs.load import Results
 from kprofile.render.section import Column, Section, Table, series_values
+
+if TYPE_CHECKING:
+    from kprofile.core.ranked import Ranked
+    from kprofile.core.select import CommonConfig
 
 RATIO = "ratio"
 _TEXT = np.dtype(object)  # names and values: shown as they are, left-aligned

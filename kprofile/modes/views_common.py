@@ -10,16 +10,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import row_label
-from kprofile.core.select import CommonConfig, common_configs
 from kprofile.core.values import value_label
 from kprofile.modes.views import Groups, ViewResult, entries_table
 from kprofile.render.section import Section, Table
+
+if TYPE_CHECKING:
+    from kprofile.core.select import CommonConfig
 
 _TEXT = np.dtype(object)  # names and values: shown as they are, left-aligned
 _FLOAT = np.dtype(np.float64)
@@ -59,6 +61,8 @@ def _common_view(
 ) -> Callable[[int], ViewResult]:
     """The common config of the rows selection ``kind`` keeps with ``amount``, shown
     as ``label``, for every group."""
+    from kprofile.core.select import common_configs  # start-up: these views only
+
     commons = common_configs(groups.ranked, kind=kind, amount=amount)
 
     def view(g: int) -> ViewResult:

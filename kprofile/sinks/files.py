@@ -28,12 +28,11 @@ import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from kprofile.core.correlation import Correlation
-from kprofile.core.importance import ImportanceResult
 from kprofile.core.metric import Metric
 from kprofile.core.values import plain
 from kprofile.errors import KprofileError
@@ -42,6 +41,10 @@ from kprofile.render import charts
 from kprofile.sinks.derived import Written, write_derived
 from tuning_codegen.printable import escape_commands, escapes_keeping
 from tuning_codegen.transaction import MAX_NAME_BYTES
+
+if TYPE_CHECKING:
+    from kprofile.core.correlation import Correlation
+    from kprofile.core.importance import ImportanceResult
 
 HEATMAP_NAME = "correlation.png"
 FORMULA_STARTS = "=+-@\uff1d\uff0b\uff0d\uff20"  # and their full-width forms
