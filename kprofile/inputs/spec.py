@@ -46,6 +46,10 @@ _SCALARS = (bool, int, float, str)
 _INT = re.compile(r"-?(?:[1-9][0-9]{0,17}|0)")
 _FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?")
 _WORDS = {"True": True, "False": False}
+# Values one per line: all _INT, or all names (ASCII identifiers joined by dots).
+_INTS = re.compile(rf"{_INT.pattern}(?:\n{_INT.pattern})*")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_NAMES = re.compile(rf"{_NAME}(?:\n{_NAME})*")
 
 
 class SpecLimit(Exception):
@@ -78,6 +82,28 @@ def parse_token(token: str) -> tuple[str, Any]:
     return (name, parse_value(value.strip())) if sep else (name, True)
 
 
+def parse_tokens(tokens: Sequence[str]) -> list[tuple[str, Any]]:
+    """``parse_token`` of each token, the values classified in bulk where all are
+    plain decimal integers or all names (one regular expression over them all)."""
+    parts = [t.partition("=") for t in tokens]
+    names = [n.strip().removeprefix("$") for n, _, _ in parts]
+    values = [v.strip() for _, _, v in parts]
+    if all(sep for _, sep, _ in parts):
+        return list(zip(names, _parse_values(values)))
+    parsed = [parse_value(v) if sep else True for (_, sep, _), v in zip(parts, values)]
+    return list(zip(names, parsed))
+
+
+def _parse_values(values: list[str]) -> list[Any]:
+    joined = "\n".join(values)
+    if values and joined.count("\n") == len(values) - 1:  # no value spans lines
+        if _INTS.fullmatch(joined):
+            return list(map(int, values))
+        if _NAMES.fullmatch(joined) and not _WORDS.keys() & set(values):
+            return values
+    return list(map(parse_value, values))
+
+
 @dataclass(frozen=True)
 class SpecColumns:
     """Parameter columns decoded from a spec column, in order of first appearance,
@@ -104,17 +130,20 @@ class _Decoder:
         self.pieces: list[list[Piece]] = []  # per parameter, in the order found
         self.repeated: list[bool] = []  # per parameter: a row names it twice
 
-    def ids(self, token: str) -> int:
-        found = self.token_ids.get(token)
-        if found is None:
-            name, value = parse_token(token)
+    def ids(self, texts: Sequence[str]) -> np.ndarray:
+        """Each token's ``name id << 32 | value id``; the tokens seen for the first
+        time parsed together (``parse_tokens``), numbered in their order: the ids
+        they would have one by one."""
+        known = self.token_ids
+        new = [t for t in dict.fromkeys(texts) if t not in known]
+        for token, (name, value) in zip(new, parse_tokens(new)):
             name_id = self.name_ids.get(name)
             if name_id is None:
                 name_id = self._new_name(name)
             values = self.values[name_id]
             values.append(value)
-            found = self.token_ids[token] = name_id << 32 | (len(values) - 1)
-        return found
+            known[token] = name_id << 32 | (len(values) - 1)
+        return np.fromiter(map(known.__getitem__, texts), np.int64, len(texts))
 
     def _new_name(self, name: str) -> int:
         count = len(self.names) + 1
@@ -152,7 +181,7 @@ class _Decoder:
 
     def add(self, rows: np.ndarray, codes: np.ndarray, texts: Sequence[str]) -> None:
         """Tokens of one chunk: their rows (absolute), codes into ``texts``."""
-        packed = np.fromiter(map(self.ids, texts), dtype=np.int64, count=len(texts))
+        packed = self.ids(texts)
         ids = packed[codes]
         name_of = (ids >> 32).astype(np.int32)
         value_of = (ids & 0xFFFFFFFF).astype(np.int32)
@@ -165,7 +194,7 @@ class _Decoder:
     def add_grid(self, start: int, codes: np.ndarray, texts: Sequence[str]) -> bool:
         """Tokens of a chunk whose every row names the same parameters in the same
         order (``codes``: rows x positions); False, and nothing added, otherwise."""
-        packed = np.fromiter(map(self.ids, texts), dtype=np.int64, count=len(texts))
+        packed = self.ids(texts)
         grid = packed[codes]
         names = grid[0] >> 32
         if len(set(names.tolist())) != len(names) or not bool(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from support import examples
 
 import kprofile.inputs.spec as spec_module
-from kprofile.inputs.spec import expand_specs, parse_token, parse_value
+from kprofile.inputs.spec import expand_specs, parse_token, parse_tokens, parse_value
 
 VALUES = [
     ("128", 128),
@@ -145,3 +145,24 @@ def test_vectorized_decoding_matches_parsing_each_row(
             or (g is None and e is None)
             for g, e in zip(got, expected)
         ] == [True] * len(expected), name
+
+
+token_texts = st.one_of(
+    st.from_regex(r"\$?[A-Z_]{1,3}=-?[0-9]{1,22}", fullmatch=True),
+    st.from_regex(r"[A-Z]{1,3}=[A-Za-z_][A-Za-z0-9_.]{0,8}", fullmatch=True),
+    st.sampled_from(
+        ["S=True", "S=False", "S=None", "S=", "S", "S=1.5", "S= 7 ", "S=a\nb"]
+    ),
+    st.sampled_from(["S=1\n2", "S=-0", "S=007", "S=é", "S='q'", "S=a..b", "S=_"]),
+    st.text(max_size=6),
+)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.lists(token_texts, max_size=30))
+def test_tokens_parsed_together_are_parsed_as_one_by_one(tokens: list[str]) -> None:
+    """The bulk classification (all integers, all names) gives each value and its
+    type exactly as ``parse_token`` does."""
+    together = parse_tokens(tokens)
+    alone = [parse_token(t) for t in tokens]
+    assert [(n, v, type(v)) for n, v in together] == [(n, v, type(v)) for n, v in alone]
