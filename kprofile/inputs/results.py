@@ -16,7 +16,8 @@ import pandas as pd
 
 from kprofile.errors import KprofileError
 from kprofile.inputs.csvfile import SPEC
-from kprofile.inputs.spec import SpecLimit, expand_specs, parse_token
+from kprofile.inputs.spec import SpecLimit, expand_specs
+from kprofile.inputs.specvalues import parse_token
 
 MESH_IDX = "mesh_idx"
 LINE = "line"  # a CSV row's row key: the line it starts on in the file

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from support import examples
 
 import kprofile.inputs.spec as spec_module
-from kprofile.inputs.spec import expand_specs, parse_token, parse_tokens, parse_value
+from kprofile.inputs.spec import expand_specs
+from kprofile.inputs.specvalues import parse_token, parse_tokens, parse_value
 
 VALUES = [
     ("128", 128),

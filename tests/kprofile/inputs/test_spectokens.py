@@ -17,8 +17,9 @@ from support import examples
 
 import kprofile.inputs.spec as spec_module
 import kprofile.inputs.spectokens as tokens_module
-from kprofile.inputs.spec import expand_specs, parse_value
+from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.spectokens import chunk_tokens
+from kprofile.inputs.specvalues import parse_value
 
 
 def _by_row(specs: list[Any]) -> dict[str, list[Any]]:
