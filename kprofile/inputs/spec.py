@@ -79,13 +79,20 @@ class _Decoder:
         they would have one by one."""
         known = self.token_ids
         new = [t for t in dict.fromkeys(texts) if t not in known]
-        for token, (name, value) in zip(new, parse_tokens(new)):
+        parsed = parse_tokens(new)
+        codes, names = pd.factorize(np.array([n for n, _ in parsed], dtype=object))
+        order = np.argsort(codes, kind="stable")  # each name's tokens, in order
+        bounds = np.flatnonzero(np.diff(codes[order])) + 1
+        for name, part in zip(names, np.split(order, bounds) if len(new) else []):
             name_id = self.name_ids.get(name)
             if name_id is None:
                 name_id = self._new_name(name)
             values = self.values[name_id]
-            values.append(value)
-            known[token] = name_id << 32 | (len(values) - 1)
+            picked = part.tolist()
+            first = len(values)
+            values.extend([parsed[k][1] for k in picked])
+            ids = range(name_id << 32 | first, name_id << 32 | len(values))
+            known.update(zip([new[k] for k in picked], ids))
         return np.fromiter(map(known.__getitem__, texts), np.int64, len(texts))
 
     def _new_name(self, name: str) -> int:
