@@ -79,11 +79,18 @@ class _Decoder:
         they would have one by one."""
         known = self.token_ids
         new = [t for t in dict.fromkeys(texts) if t not in known]
+        if new:
+            self._number(new)
+        return np.fromiter(map(known.__getitem__, texts), np.int64, len(texts))
+
+    def _number(self, new: list[str]) -> None:
+        """Parse and number tokens not seen before, a name at a time."""
+        known = self.token_ids
         parsed = parse_tokens(new)
         codes, names = pd.factorize(np.array([n for n, _ in parsed], dtype=object))
         order = np.argsort(codes, kind="stable")  # each name's tokens, in order
         bounds = np.flatnonzero(np.diff(codes[order])) + 1
-        for name, part in zip(names, np.split(order, bounds) if len(new) else []):
+        for name, part in zip(names, np.split(order, bounds)):
             name_id = self.name_ids.get(name)
             if name_id is None:
                 name_id = self._new_name(name)
@@ -93,7 +100,6 @@ class _Decoder:
             values.extend([parsed[k][1] for k in picked])
             ids = range(name_id << 32 | first, name_id << 32 | len(values))
             known.update(zip([new[k] for k in picked], ids))
-        return np.fromiter(map(known.__getitem__, texts), np.int64, len(texts))
 
     def _new_name(self, name: str) -> int:
         count = len(self.names) + 1
