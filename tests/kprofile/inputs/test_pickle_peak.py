@@ -1,5 +1,6 @@
 """Decoding a pickle holds its bytes and what they make not both at once: the file is
-read into private memory the unpickler hands back as it reads past it. Measured as
+scanned and unpickled a piece at a time, an array's bytes read from the file into
+its object (``pickles.streamed``). Measured as
 the growth of a child process's peak RSS while it decodes a 100 MiB pickle (it grew
 by about twice the file before)."""
 
