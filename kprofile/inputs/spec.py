@@ -19,6 +19,7 @@ read, not with rows x names.
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,18 +29,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kprofile.inputs.ahead import cores, in_order
 from kprofile.inputs.limits import (
     MAX_CELLS,
     MAX_PARAMS,
     MAX_SPEC_CHARS,
     MAX_SPEC_TOKENS,
 )
-from kprofile.inputs.spectokens import chunk_tokens
+from kprofile.inputs.spectokens import ChunkTokens, chunk_tokens
 from kprofile.inputs.spectyped import typed_column
 from kprofile.inputs.specvalues import parse_tokens
 
 CHUNK_ROWS = 1 << 16
 CHUNK_CHARS = 1 << 20  # 1 MiB of text: its temporaries stay in the heap, warm
+THREADED_CHARS = 4 * CHUNK_CHARS  # from this much text, chunks are found on all cores
 
 
 class SpecLimit(Exception):
@@ -175,21 +178,14 @@ class _Decoder:
             self.repeated[name_id] |= not bool(steps.all())
             self.pieces[name_id].append((rows.astype(np.int64), values))
 
-    def vectorised(self, chunk: np.ndarray, start: int) -> bool:
-        """The chunk through numpy passes; False where it needs ``general``."""
-        found = chunk_tokens(chunk)
-        if found is None:
-            return False
-        per_row = np.bincount(found.rows, minlength=len(chunk))
-        width = int(per_row.max(initial=0))
-        self.count(len(found.rows), width)
-        if not len(found.rows):
-            return True
-        uniform = width and len(found.rows) == width * len(chunk)
-        grid = found.codes.reshape(-1, width) if uniform else None
+    def vectorised(self, found: ChunkTokens, start: int) -> None:
+        """A chunk's tokens as the numpy passes found them (``chunk_tokens``)."""
+        self.count(len(found.codes), int(found.per_row.max(initial=0)))
+        if not len(found.codes):
+            return
+        grid = found.codes.reshape(-1, found.width) if found.width > 0 else None
         if grid is None or not self.add_grid(start, grid, found.texts):
             self.add(found.rows + start, found.codes, found.texts)
-        return True
 
     def general(self, chunk: np.ndarray, start: int) -> None:
         """Any mix of specs: tokens split in Python, flattened with their rows."""
@@ -204,6 +200,13 @@ class _Decoder:
         rows = np.repeat(np.arange(start, start + len(chunk)), lengths)
         codes, uniques = pd.factorize(flat)
         self.add(rows, codes.astype(np.int64), list(uniques))
+
+    def typed(self, name_id: int) -> tuple[Any, np.ndarray]:
+        """One parameter's column and its value codes (``typed_column``)."""
+        # a value id is made for a token some row holds; only a row naming the
+        # parameter twice can hide one (the later token wins)
+        ids = self.codes(name_id)
+        return typed_column(ids, self.values[name_id], not self.repeated[name_id])
 
     def codes(self, name_id: int) -> np.ndarray:
         """One parameter's value id per row, -1 where absent (later tokens win)."""
@@ -229,19 +232,19 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
     collecting = gc.isenabled()
     gc.disable()  # many short-lived token strings, no cycles: skip the collector
     try:
-        for start, stop in _chunks(lengths):
-            chunk = values[start:stop]
-            if not decoder.vectorised(chunk, start):
-                decoder.general(chunk, start)
+        # the next chunks' tokens found on other cores while this one is numbered
+        found_in = functools.partial(_found, values, lengths)
+        workers = _workers(lengths)
+        for (start, stop), found in in_order(found_in, _chunks(lengths), workers):
+            if found is None:
+                decoder.general(values[start:stop], start)
+            else:
+                decoder.vectorised(found, start)
     finally:
         if collecting:
             gc.enable()
-    typed = [
-        # a value id is made for a token some row holds; only a row naming the
-        # parameter twice can hide one (the later token wins)
-        typed_column(decoder.codes(i), v, not decoder.repeated[i])
-        for i, v in enumerate(decoder.values)
-    ]
+    # each column made apart from the others: on all cores, in order
+    typed = [t for _, t in in_order(decoder.typed, range(len(decoder.names)), workers)]
     names = tuple(decoder.names)
     return SpecColumns(
         names,
@@ -260,6 +263,20 @@ def _lengths(values: np.ndarray) -> np.ndarray:
             dtype=np.int64,
             count=len(values),
         )
+
+
+def _found(
+    values: np.ndarray, lengths: np.ndarray, rows: tuple[int, int]
+) -> ChunkTokens | None:
+    """The tokens of rows ``start:stop`` (``chunk_tokens``)."""
+    start, stop = rows
+    return chunk_tokens(values[start:stop], lengths[start:stop])
+
+
+def _workers(lengths: np.ndarray) -> int:
+    """Threads to find chunks' tokens on: one per core for a long column, none (the
+    caller's thread) for a short one."""
+    return cores() if int(lengths.sum()) >= THREADED_CHARS else 1
 
 
 def _chunks(lengths: np.ndarray) -> Iterator[tuple[int, int]]:

@@ -2,13 +2,15 @@
 numpy passes over its bytes, without one Python string per token.
 
 The chunk's strings are joined with ``/`` into one ASCII text; every ``/`` ends a
-segment, and a segment that starts a string is its stem (not a token). Each token is
-read as the 8-byte words that hold it (bytes past its end masked to zero), hashed with
-its length, and factorized by that hash; every token is then compared, word by word
-and length, with the first token of its hash, so two different tokens can never share
-a code (a collision, a token longer than ``MAX_TOKEN_BYTES`` or text that is not
-ASCII gives None, and the caller splits that chunk in Python instead). Only the
-distinct tokens of the chunk become Python strings.
+segment, and the segment that starts at a string's first character is its stem (not
+a token; where each string starts follows from its length). Each token is read as
+the 8-byte words that hold it (a token under 8 bytes masked past its end; a longer
+one's last word read at its end, so no word reaches outside it), hashed with its
+length, and factorized by that hash; every token is then compared, word by word and
+length, with the first token of its hash, so two different tokens can never share a
+code (a collision, a token longer than ``MAX_TOKEN_BYTES`` or text that is not ASCII
+gives None, and the caller splits that chunk in Python instead). Only the distinct
+tokens of the chunk become Python strings.
 """
 
 from __future__ import annotations
@@ -20,81 +22,99 @@ import pandas as pd
 
 MAX_TOKEN_BYTES = 64  # longer tokens: the chunk is split in Python
 _SLASH = ord("/")
-_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+_PAD = "\0" * 8  # after the text: an 8-byte read from its last byte stays in bounds
+_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(65)], dtype=np.uint64)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass(frozen=True)
 class ChunkTokens:
-    """Each token's row (within the chunk) and code; ``texts[code]`` is its text."""
+    """Each token's code, row by row (``texts[code]`` is its text), and how many
+    tokens each row has; ``width``: that count where every row has it, else -1."""
 
-    rows: np.ndarray  # int64, non-decreasing
     codes: np.ndarray  # int64, codes in order of first appearance
     texts: list[str]
+    per_row: np.ndarray  # int64
+    width: int
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Each token's row (within the chunk), non-decreasing."""
+        return np.repeat(np.arange(len(self.per_row)), self.per_row)
 
 
-def chunk_tokens(chunk: np.ndarray) -> ChunkTokens | None:
-    """The tokens of ``chunk`` (spec strings), or None where the chunk needs the
-    Python path (a missing spec, non-ASCII text or a NUL in it, a long token, a hash
-    collision)."""
+def chunk_tokens(chunk: np.ndarray, lengths: np.ndarray) -> ChunkTokens | None:
+    """The tokens of ``chunk`` (spec strings of ``lengths`` characters), or None
+    where the chunk needs the Python path (a missing spec, non-ASCII text, a long
+    token, a hash collision)."""
     try:
-        joined = "\0".join(chunk)
+        joined = "/".join(chunk)
     except TypeError:  # a missing spec
         return None
     if not joined.isascii():
         return None
-    data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    found = _tokens(data, len(chunk))
-    if found is None:
-        return None
-    starts, ends, rows = found
-    sizes = ends - starts
+    raw = (joined + _PAD).encode("ascii")
+    size = len(joined)
+    data = np.frombuffer(raw, dtype=np.uint8, count=size)
+    bounds = np.flatnonzero(data == _SLASH)
+    starts, sizes, per_row, width = _segments(bounds, size, lengths)
     if len(sizes) and int(sizes.max()) > MAX_TOKEN_BYTES:
         return None
-    words = _words(data, starts, sizes)
+    words = _words(raw, starts, sizes)
     codes, first = _factorize(words, sizes)
     if codes is None:
         return None
-    texts = [joined[s:e] for s, e in zip(starts[first].tolist(), ends[first].tolist())]
-    return ChunkTokens(rows, codes, texts)
+    firsts = starts[first].tolist()
+    texts = [joined[s : s + n] for s, n in zip(firsts, sizes[first].tolist())]
+    return ChunkTokens(codes, texts, per_row, width)
 
 
-def _tokens(
-    data: np.ndarray, count: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Start, end and row of every segment that is not a stem (strings joined by
-    NUL); None if a string holds a NUL itself."""
-    bounds = np.flatnonzero((data == _SLASH) | (data == 0))
-    ends_row = data[bounds] == 0
-    if int(np.count_nonzero(ends_row)) != count - 1:
-        return None
-    starts = np.empty(len(bounds) + 1, dtype=np.int64)
+def _segments(
+    bounds: np.ndarray, size: int, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Start and length of every segment that is not a stem, each row's token count
+    and the common count (-1 if the rows differ). ``bounds``: where each ``/`` is."""
+    # a row starts one past the joining / before it; its stem is the segment there
+    offsets = np.empty(len(lengths), dtype=np.int64)
+    offsets[0] = 0
+    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
+    stems = np.searchsorted(bounds, offsets)  # the slashes before a row: its stem
+    segments = len(bounds) + 1
+    per_row = np.diff(stems, append=segments) - 1
+    ends = np.append(bounds, size)
+    low, high = int(per_row.min()), int(per_row.max())
+    if low == high:  # every row alike: row by row, segments 1..width of each
+        grid = ends.reshape(len(lengths), high + 1)
+        starts = grid[:, :-1] + 1
+        return starts.ravel(), (grid[:, 1:] - starts).ravel(), per_row, high
+    token = np.ones(segments, dtype=bool)
+    token[stems] = False
+    starts = np.empty(segments, dtype=np.int64)
     starts[0] = 0
     np.add(bounds, 1, out=starts[1:])
-    ends = np.empty(len(bounds) + 1, dtype=np.int64)
-    ends[:-1] = bounds
-    ends[-1] = len(data)
-    stem = np.ones(len(starts), dtype=bool)
-    stem[1:] = ends_row
-    rows = np.cumsum(stem) - 1
-    token = ~stem
-    return starts[token], ends[token], rows[token]
+    starts = starts[token]
+    return starts, ends[token] - starts, per_row, -1
 
 
-def _words(data: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
-    """Each token as ``ceil(longest / 8)`` little-endian words, zero past its end
-    (only the tokens that reach a word are read for it)."""
-    padded = np.zeros(len(data) + 8, dtype=np.uint8)
-    padded[: len(data)] = data
-    # every 8 bytes from each offset, unaligned: one read per word of a token
-    windows = np.ndarray((len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
-    words = [windows[starts] & _MASKS[np.minimum(sizes, 8)]]
+def _words(raw: bytes, starts: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
+    """Each token as ``ceil(longest / 8)`` little-endian words that together hold
+    exactly its bytes: a token under 8 bytes in its first word, zero past its end
+    (its other words 0); word k of a longer one read from byte ``min(8k, size - 8)``
+    (only the tokens that reach word k are read for it)."""
+    # every 8 bytes from each offset, unaligned (the pad keeps the last in bounds)
+    windows = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    first = windows[starts]
+    first &= _MASKS[sizes]
+    words = [first]
     for k in range(1, -(-int(sizes.max(initial=0)) // 8)):
         reach = np.flatnonzero(sizes > 8 * k)
-        word = np.zeros(len(starts), dtype=np.uint64)
-        rest = np.minimum(sizes[reach] - 8 * k, 8)
-        word[reach] = windows[starts[reach] + 8 * k] & _MASKS[rest]
-        words.append(word)
+        at = np.minimum(starts[reach] + 8 * k, starts[reach] + sizes[reach] - 8)
+        if len(reach) == len(starts):
+            words.append(windows[at])
+        else:
+            word = np.zeros(len(starts), dtype=np.uint64)
+            word[reach] = windows[at]
+            words.append(word)
     return words
 
 

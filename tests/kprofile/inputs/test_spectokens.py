@@ -117,14 +117,14 @@ def test_a_hash_collision_never_merges_two_tokens(monkeypatch: Any) -> None:
     every token against its hash's first must find it and hand the chunk back."""
     monkeypatch.setattr(tokens_module, "_MIX", np.uint64(0))
     chunk = np.array(["b/BM=64/S=ws", "b/BM=32/S=ab"], dtype=object)
-    assert chunk_tokens(chunk) is None
+    assert chunk_tokens(chunk, spec_module._lengths(chunk)) is None
     _check(list(chunk))
 
 
 def test_the_byte_pass_codes_each_distinct_token_once() -> None:
     long = "SCHEDULE=ws_cooperative_with_a_longer_name"
     chunk = np.array([f"b/BM=64/{long}", f"b/BM=128/{long}", "b/BM=64"], dtype=object)
-    found = chunk_tokens(chunk)
+    found = chunk_tokens(chunk, spec_module._lengths(chunk))
     assert found is not None
     assert found.texts == ["BM=64", long, "BM=128"]
     assert found.codes.tolist() == [0, 1, 2, 1, 0]
