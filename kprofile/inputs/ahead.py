@@ -3,8 +3,8 @@ the current one: numpy's passes and pandas' hash tables release the GIL, so on a
 machine with more than one core the tokens of chunk n+1 are found while the decoder
 numbers chunk n's. Results come back in the order of the pieces, so what is made
 from them is the same as one piece after another would make it (the work handed out
-must be a function of its piece alone). At most ``workers + 1`` pieces are in
-flight: memory stays that of a few pieces, however long the column.
+must be a function of its piece alone). At most ``workers + ahead`` pieces are in
+flight (``ahead``): memory stays that of a few pieces, however long the column.
 """
 
 from __future__ import annotations
@@ -30,11 +30,16 @@ def cores() -> int:
 
 
 def in_order(
-    work: Callable[[Piece], Result], pieces: Iterable[Piece], workers: int
+    work: Callable[[Piece], Result],
+    pieces: Iterable[Piece],
+    workers: int,
+    ahead: int = 1,
 ) -> Iterator[tuple[Piece, Result]]:
     """Each piece with ``work(piece)``, in order; with ``workers`` > 1 the next
-    pieces' work runs on that many threads. Closing the iterator early (an error in
-    the caller) cancels what has not started and waits for what has."""
+    pieces' work runs on that many threads, at most ``workers + ahead`` pieces in
+    flight (``ahead`` 1: one waits ready while the caller takes another; 0 where
+    the caller only collects, and memory counts). Closing the iterator early (an
+    error in the caller) cancels what has not started and waits for what has."""
     if workers < 2:
         for piece in pieces:
             yield piece, work(piece)
@@ -44,7 +49,7 @@ def in_order(
     try:
         for piece in pieces:
             pending.append((piece, pool.submit(work, piece)))
-            if len(pending) > workers:
+            if len(pending) >= workers + ahead:
                 done, future = pending.popleft()
                 yield done, future.result()
         while pending:

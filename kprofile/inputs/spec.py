@@ -244,7 +244,8 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
         if collecting:
             gc.enable()
     # each column made apart from the others: on all cores, in order
-    typed = [t for _, t in in_order(decoder.typed, range(len(decoder.names)), workers)]
+    columns = range(len(decoder.names))
+    typed = [t for _, t in in_order(decoder.typed, columns, workers, ahead=0)]
     names = tuple(decoder.names)
     return SpecColumns(
         names,

@@ -16,14 +16,14 @@ from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.fields import raw_bytes
-from kprofile.inputs.pickles.objects import object_array
+from kprofile.inputs.pickles.objects import Unchecked, object_array
 from kprofile.inputs.pickles.records import Call, is_global
 
 ARRAY_TARGETS = ("numpy._reconstruct", "numpy._frombuffer")
 
 
 def decode_array(
-    ctx: Context, value: Any, *, unchecked: bool = False
+    ctx: Context, value: Any, *, unchecked: Unchecked | None = None
 ) -> np.ndarray[Any, Any]:
     """An array as numpy pickles it (``_reconstruct`` + BUILD, or ``_frombuffer``).
 
@@ -51,7 +51,9 @@ def _frombuffer(ctx: Context, call: Call) -> np.ndarray[Any, Any]:
     return _numeric(ctx, data, decode_dtype(ctx, dtype), _shape(shape), order)
 
 
-def _reconstruct(ctx: Context, call: Call, unchecked: bool) -> np.ndarray[Any, Any]:
+def _reconstruct(
+    ctx: Context, call: Call, unchecked: Unchecked | None
+) -> np.ndarray[Any, Any]:
     # _reconstruct(ndarray, (0,), b'b') then BUILD (1, shape, dtype, fortran, data)
     args, state = call.args, call.state
     if len(args) != 3 or not is_global(args[0], "numpy.ndarray") or call.kwargs:

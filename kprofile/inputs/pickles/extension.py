@@ -23,6 +23,7 @@ from kprofile.inputs.pickles.arrow import ArrowColumn, arrow_column
 from kprofile.inputs.pickles.context import Context, describe
 from kprofile.inputs.pickles.dtypes import decode_dtype
 from kprofile.inputs.pickles.errors import RefusedPickle, shown
+from kprofile.inputs.pickles.objects import Unchecked
 from kprofile.inputs.pickles.records import Call, instance_of, is_global
 from kprofile.inputs.pickles.typed import arrow_dtype, datetime_dtype, string_dtype
 
@@ -122,13 +123,17 @@ def _plain_attributes(extra: tuple[Any, ...]) -> bool:
 
 
 def _string_columns(ctx: Context, dtype_record: Any, values: Any) -> list[Any]:
-    """StringArray columns. First without element checks: the StringArray class
-    (pandas 3) refuses anything but text and missing values; if it refuses, or is
-    pandas 2's, every element is checked and ``pd.array`` converts NA records."""
+    """StringArray columns. First without element checks: where every element is
+    ASCII text (the decoder saw each), the array is made over them as they are;
+    otherwise the StringArray class (pandas 3) refuses anything but text and missing
+    values; if it refuses, or is pandas 2's, every element is checked and
+    ``pd.array`` converts NA records."""
     dtype = string_dtype(ctx, dtype_record)
-    array = _text_array(decode_array(ctx, values, unchecked=True))
+    unchecked = Unchecked()
+    array = _text_array(decode_array(ctx, values, unchecked=unchecked))
+    make = _text_only if unchecked.all_text else _string_array
     try:
-        columns = [_string_array(c, dtype) for c in rows(array)]
+        columns = [make(c, dtype) for c in rows(array)]
         ctx.spend(elements=array.size)
         return columns
     except (TypeError, ValueError):
@@ -139,6 +144,20 @@ def _string_columns(ctx: Context, dtype_record: Any, values: Any) -> list[Any]:
 def _string_array(values: np.ndarray[Any, Any], dtype: Any) -> Any:
     """The StringArray class's own check of text (pandas 3): fast, in C."""
     return pd.arrays.StringArray(values, dtype=dtype)  # type: ignore[call-arg]
+
+
+def _text_only(values: np.ndarray[Any, Any], dtype: Any) -> Any:
+    """A StringArray over ``values`` known to be all ``str``: made from an empty
+    one's backing-data constructor, which skips the class's check (and its pass
+    that turns missing values into NA, none here) where this pandas has it; the
+    checked constructor otherwise."""
+    empty = _string_array(np.empty(0, dtype=object), dtype)
+    made = getattr(empty, "_from_backing_data", None)
+    if made is not None:
+        column = made(values)
+        if type(column) is type(empty) and column.dtype == dtype:
+            return column
+    return _string_array(values, dtype)
 
 
 def _arrow(ctx: Context, target: str, state: Any) -> Any:

@@ -9,6 +9,7 @@ costs little next to reading it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,13 +40,28 @@ _CHUNK = 4096
 MAX_TUPLE = 64
 
 
+@dataclass
+class Unchecked:
+    """Asks ``object_array`` to leave an array whose every element is ASCII text
+    unchecked (the caller checks the elements itself), and says whether it was
+    (``all_text``: every element an ``str``, no missing value among them)."""
+
+    all_text: bool = False
+
+
 def object_array(
-    ctx: Context, data: Any, shape: tuple[int, ...], order: str, *, unchecked: bool
+    ctx: Context,
+    data: Any,
+    shape: tuple[int, ...],
+    order: str,
+    *,
+    unchecked: Unchecked | None,
 ) -> np.ndarray[Any, Any]:
     """An object array of ``shape`` from the list numpy pickles for it.
 
     ``unchecked`` skips the element checks (and their element budget) when every
-    element is ASCII text; the caller validates the elements again itself.
+    element is ASCII text, and records that it did; the caller validates such
+    elements itself.
     """
     if type(data) is not list:
         raise RefusedPickle(f"refused object array data of type {describe(data)}")
@@ -54,8 +70,9 @@ def object_array(
         raise RefusedPickle(
             f"refused an object array of shape {shape} with {len(data)} items"
         )
-    if unchecked and _all_ascii_text(data):
+    if unchecked is not None and _all_ascii_text(data):
         ctx.spend(nbytes=8 * count)
+        unchecked.all_text = True
         values = data
     else:
         ctx.spend(elements=count, nbytes=8 * count)

@@ -254,3 +254,37 @@ def test_bool_bytes_other_than_0_and_1_become_true() -> None:
     assert forged != data
     decoded = decode_pickle(forged)["flag"].to_numpy()
     assert decoded.view(np.uint8).tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("dtype", ["string", pd.StringDtype("python", na_value=np.nan)])
+@pytest.mark.parametrize(
+    ("values", "checked"),
+    [
+        (["k/BM=1", "k/BM=2", ""], False),  # all ASCII text: made as it is
+        (["k/BM=1", None, "k/BM=2"], True),  # a missing value: pandas' check
+        (["k/BM=é", "k/BM=2", "x"], True),  # not ASCII: the decoder's, then pandas'
+    ],
+)
+def test_ascii_text_columns_skip_only_the_check_the_decoder_made(
+    monkeypatch: Any, dtype: Any, values: list[Any], checked: bool
+) -> None:
+    """A StringArray column whose every element the decoder saw to be ASCII text is
+    made without pandas' element check (the constructor that checks is not called
+    for it); any other column still goes through it; both decode as ``pickle``
+    does, dtype and missing values included."""
+    from kprofile.inputs.pickles import extension
+
+    calls: list[int] = []
+    checking = extension._string_array
+
+    def counted(array: np.ndarray, dtype: Any) -> Any:
+        calls.append(len(array))
+        return checking(array, dtype)
+
+    monkeypatch.setattr(extension, "_string_array", counted)
+    frame = pd.DataFrame({"spec": pd.array(values, dtype=dtype), "m": [1.0, 2, 3]})
+    data = pickle.dumps({"merged_df": frame}, protocol=pickle.HIGHEST_PROTOCOL)
+    got = decode_pickle(data)
+    assert_same(got, pickle.loads(data))
+    assert got["merged_df"]["spec"].dtype == frame["spec"].dtype
+    assert (3 in calls) == checked
