@@ -4,14 +4,17 @@
 For the ``-p`` groups of a file (``core.columns.Grouping``), what ``rank_order`` and
 the rules of ``--top``, ``--top-fraction`` and ``--within`` (spelled one file at a
 time in ``tests/select_oracle.py``) give for each group split off, in a few passes
-over the whole file: one stable sort by metric,
-then one by group, so that each group's rows that ran come out best first, ties in
-input order. 10,000 groups cost about as much as one file of the same rows. Rows are
-the file's positions (in ``grouping.results.frame``), never a group's own.
+over the whole file: one stable sort by metric, then one by group, so that each
+group's rows that ran come out best first, ties in input order. ``--top`` and
+``--within`` keep rows by a bound on their value, which needs no order: they keep
+first and sort only what they kept (5% of a file, not all of it). 10,000 groups cost
+about as much as one file of the same rows. Rows are the file's positions (in
+``grouping.results.frame``), never a group's own.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,15 +47,36 @@ class GroupRows:
 @dataclass(frozen=True, eq=False)
 class Ranked:
     """A file's groups, each ranked by ``metric``: ``ran`` the rows that ran, best
-    first; ``failed`` the others, in input order; ``best`` each group's best value
-    (NaN when none ran); ``values`` the metric of every row of the file."""
+    first (sorted when first asked for); ``unranked`` the same rows in input order;
+    ``failed`` the others, in input order; ``best`` each group's best value (NaN
+    when none ran); ``values`` the metric of every row of the file."""
 
     grouping: Grouping
     metric: Metric
     values: np.ndarray
-    ran: GroupRows
+    unranked: GroupRows
     failed: GroupRows
     best: np.ndarray
+
+    @functools.cached_property
+    def ran(self) -> GroupRows:
+        """Every group's rows that ran, best first, ties in input order."""
+        return self.best_first(None)
+
+    def best_first(self, keep: np.ndarray | None) -> GroupRows:
+        """The rows of ``unranked`` that ``keep`` marks (all if None), each group's
+        best first, ties in input order: only they are sorted."""
+        ran = self.unranked.rows if keep is None else self.unranked.rows[keep]
+        keys = self.values[ran]
+        if self.metric.higher_is_better:
+            np.negative(keys, out=keys)
+        ran = ran[stable_argsort(keys)]
+        del keys  # each array of rows is 8 bytes a row: no more of them alive
+        ids, total = self.grouping.group_ids, len(self.best)
+        if total > 1:  # group ids in their narrowest type: numpy's radix sort, O(n)
+            narrow = ids[ran].astype(np.min_scalar_type(total), copy=False)
+            ran = ran[np.argsort(narrow, kind="stable")]
+        return GroupRows.gather(ran, ids[ran], total)
 
     def ratios(self, rows: np.ndarray) -> np.ndarray:
         """The ratio of each of ``rows`` to the best of its group (NaN if failed)."""
@@ -83,38 +107,34 @@ def stable_argsort(keys: np.ndarray) -> np.ndarray:
 
 
 def rank_groups(grouping: Grouping, metric: Metric) -> Ranked:
-    """Every group of ``grouping`` ranked as ``rank_order`` ranks it alone."""
+    """Every group of ``grouping`` ranked as ``rank_order`` ranks it alone (the
+    sort made when the full order is first asked for: ``--top`` and ``--within``
+    sort only the rows they keep)."""
     values = metric_values(grouping.results.frame, metric)
     valid = valid_mask(values)
     ids, total = grouping.group_ids, len(grouping)
     ran = grouping.order[valid[grouping.order]]  # group by group, input order
-    keys = values[ran]
-    if metric.higher_is_better:
-        np.negative(keys, out=keys)
-    ran = ran[stable_argsort(keys)]
-    del keys  # each array of rows is 8 bytes a row: no more of them alive than needed
-    if total > 1:  # group ids in their narrowest type: numpy's radix sort, O(n)
-        narrow = ids[ran].astype(np.min_scalar_type(total), copy=False)
-        ran = ran[np.argsort(narrow, kind="stable")]
+    unranked = GroupRows.gather(ran, ids[ran], total)
     failed = grouping.order[~valid[grouping.order]]
-    ranked = GroupRows.gather(ran, ids[ran], total)
     best = np.full(total, np.nan)
-    has = ranked.counts > 0
-    best[has] = values[ran[ranked.starts[has]]]
+    has = unranked.counts > 0
+    if len(ran):  # the least (most, higher is better) of each group that ran
+        extreme = np.maximum if metric.higher_is_better else np.minimum
+        best[has] = extreme.reduceat(values[ran], unranked.starts[has])
     return Ranked(
         grouping,
         metric,
         values,
-        ranked,
+        unranked,
         GroupRows.gather(failed, ids[failed], total),
         best,
     )
 
 
-def _top(ranked: Ranked, amount: float) -> np.ndarray:
+def _top(ranked: Ranked, amount: float) -> GroupRows:
     """``--top``: below ``(X + min / max) * max`` (mirrored for higher is
     better), with each group's own min and max, the edge computed as there."""
-    ran = ranked.ran
+    ran = ranked.unranked
     values = ranked.values[ran.rows]
     has = ran.counts > 0
     low = np.full(len(has), np.nan)
@@ -124,26 +144,28 @@ def _top(ranked: Ranked, amount: float) -> np.ndarray:
         high[has] = np.maximum.reduceat(values, ran.starts[has])
     ids = ranked.grouping.group_ids[ran.rows]
     if ranked.metric.higher_is_better:
-        return values > (high - amount * high)[ids]
-    return values < ((amount + low / high) * high)[ids]
+        return ranked.best_first(values > (high - amount * high)[ids])
+    return ranked.best_first(values < ((amount + low / high) * high)[ids])
 
 
-def _top_fraction(ranked: Ranked, amount: float) -> np.ndarray:
+def _top_fraction(ranked: Ranked, amount: float) -> GroupRows:
     """``--top-fraction``: each group's best ``floor(X x rows that ran)``, at
     least one."""
     ran = ranked.ran
     keep = np.maximum(1, np.floor(amount * ran.counts + 1e-9))
     ids = ranked.grouping.group_ids[ran.rows]
     place = np.arange(len(ran.rows)) - ran.starts[ids]
-    return place < keep[ids]
+    rows = ran.rows[place < keep[ids]]
+    return GroupRows.gather(rows, ranked.grouping.group_ids[rows], len(ranked.best))
 
 
-def _within(ranked: Ranked, amount: float) -> np.ndarray:
+def _within(ranked: Ranked, amount: float) -> GroupRows:
     """``--within``: ratio to the group's best at most ``1 + X``."""
-    return ranked.ratios(ranked.ran.rows) <= 1.0 + amount + 1e-12
+    rows = ranked.unranked.rows
+    return ranked.best_first(ranked.ratios(rows) <= 1.0 + amount + 1e-12)
 
 
-GROUP_SELECTIONS: dict[str, Callable[[Ranked, float], np.ndarray]] = {
+GROUP_SELECTIONS: dict[str, Callable[[Ranked, float], GroupRows]] = {
     "top": _top,
     "top-fraction": _top_fraction,
     "within": _within,
@@ -154,6 +176,4 @@ def group_subsets(ranked: Ranked, kind: str, amount: float) -> GroupRows:
     """The rows ``kind`` (``--top``, ``--top-fraction`` or ``--within``) keeps of
     each group with ``amount``, best first."""
     with np.errstate(all="ignore"):  # an edge beyond the largest float is inf
-        keep = GROUP_SELECTIONS[kind](ranked, amount)
-    rows = ranked.ran.rows[keep]
-    return GroupRows.gather(rows, ranked.grouping.group_ids[rows], len(ranked.best))
+        return GROUP_SELECTIONS[kind](ranked, amount)

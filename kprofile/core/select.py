@@ -117,7 +117,7 @@ def common_configs(ranked: Ranked, *, kind: str, amount: float) -> list[CommonCo
             CommonConfig(
                 grouping.results,
                 subsets.of(g),
-                int(ranked.ran.counts[g]),
+                int(ranked.unranked.counts[g]),
                 found,
                 config,
                 None if at < 0 else at,
