@@ -12,9 +12,10 @@ Bounded by what the strings make, not only by their size (a pickle can repeat on
 long string a million times by reference): each string's length and token count,
 the distinct names, rows x names and all tokens together have limits
 (``kprofile.inputs.limits``), each checked before the memory it guards is taken. A
-chunk holds at most ``CHUNK_CHARS`` characters, and a name's values are kept as the
-pieces each chunk found until every check has passed: memory grows with the tokens
-read, not with rows x names.
+chunk holds at most ``CHUNK_CHARS`` characters; a name's value ids (4 bytes a row)
+are made when the name is first seen, once rows x names is known to be within its
+limit (the columns made at the end take twice that), and each chunk writes its rows
+into them.
 """
 
 from __future__ import annotations
@@ -60,9 +61,6 @@ class SpecColumns:
     codes: dict[str, np.ndarray]
 
 
-Piece = tuple["slice | np.ndarray", np.ndarray]  # rows of a parameter, value ids
-
-
 class _Decoder:
     """Distinct tokens seen so far (each parsed once), value ids per parameter."""
 
@@ -73,7 +71,8 @@ class _Decoder:
         self.names: list[str] = []
         self.name_ids: dict[str, int] = {}
         self.values: list[list[Any]] = []  # per parameter, by value id
-        self.pieces: list[list[Piece]] = []  # per parameter, in the order found
+        # per parameter, each row's value id (-1: the row lacks it), None once taken
+        self.rows: list[np.ndarray | None] = []
         self.repeated: list[bool] = []  # per parameter: a row names it twice
 
     def ids(self, texts: Sequence[str]) -> np.ndarray:
@@ -119,7 +118,7 @@ class _Decoder:
         self.name_ids[name] = len(self.names)
         self.names.append(name)
         self.values.append([])
-        self.pieces.append([])
+        self.rows.append(np.full(self.total, -1, dtype=np.int32))  # ids < MAX_CELLS
         self.repeated.append(False)
         return len(self.names) - 1
 
@@ -162,21 +161,25 @@ class _Decoder:
             return False
         rows = slice(start, start + len(grid))
         for position, name_id in enumerate(names.tolist()):
-            values = (grid[:, position] & 0xFFFFFFFF).astype(np.int32)
-            self.pieces[name_id].append((rows, values))
+            self._written(name_id)[rows] = grid[:, position] & 0xFFFFFFFF
         return True
 
     def _piece(self, name_id: int, rows: np.ndarray, values: np.ndarray) -> None:
         """Rows as a slice where they are one run of consecutive rows (``rows`` is
-        non-decreasing: a step of 0 is a row naming the parameter twice)."""
+        non-decreasing: a step of 0 is a row naming the parameter twice, and its
+        later token is the one written last)."""
         steps = np.diff(rows)
+        ids = self._written(name_id)
         if not len(steps) or bool((steps == 1).all()):
-            self.pieces[name_id].append(
-                (slice(int(rows[0]), int(rows[-1]) + 1), values)
-            )
+            ids[int(rows[0]) : int(rows[-1]) + 1] = values
         else:
             self.repeated[name_id] |= not bool(steps.all())
-            self.pieces[name_id].append((rows.astype(np.int64), values))
+            ids[rows] = values
+
+    def _written(self, name_id: int) -> np.ndarray:
+        ids = self.rows[name_id]
+        assert ids is not None, "a column's ids written after it was made"
+        return ids
 
     def vectorised(self, found: ChunkTokens, start: int) -> None:
         """A chunk's tokens as the numpy passes found them (``chunk_tokens``)."""
@@ -209,11 +212,10 @@ class _Decoder:
         return typed_column(ids, self.values[name_id], not self.repeated[name_id])
 
     def codes(self, name_id: int) -> np.ndarray:
-        """One parameter's value id per row, -1 where absent (later tokens win)."""
-        ids = np.full(self.total, -1, dtype=np.int32)  # value ids < MAX_CELLS
-        for rows, values in self.pieces[name_id]:
-            ids[rows] = values
-        self.pieces[name_id] = []
+        """One parameter's value id per row, -1 where absent (later tokens win),
+        handed over: the decoder keeps no reference to it."""
+        ids = self._written(name_id)
+        self.rows[name_id] = None
         return ids
 
 
