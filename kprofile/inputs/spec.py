@@ -153,15 +153,20 @@ class _Decoder:
         """Tokens of a chunk whose every row names the same parameters in the same
         order (``codes``: rows x positions); False, and nothing added, otherwise."""
         packed = self.ids(texts)
-        grid = packed[codes]
-        names = grid[0] >> 32
-        if len(set(names.tolist())) != len(names) or not bool(
-            ((grid >> 32) == names).all()
-        ):
+        name_of = packed >> 32
+        names = name_of[codes[0]].tolist()  # the first row's, position by position
+        if len(set(names)) != len(names):
             return False
-        rows = slice(start, start + len(grid))
-        for position, name_id in enumerate(names.tolist()):
-            self._written(name_id)[rows] = grid[:, position] & 0xFFFFFFFF
+        # each code's position in the first row by its name (-1: not there); every
+        # token must sit at its name's position
+        places = np.full(len(self.names), -1, dtype=np.min_scalar_type(-len(names)))
+        places[names] = np.arange(len(names))
+        if not bool((places[name_of][codes] == places[names]).all()):
+            return False
+        value_of = (packed & 0xFFFFFFFF).astype(np.int32)
+        rows = slice(start, start + len(codes))
+        for position, name_id in enumerate(names):
+            self._written(name_id)[rows] = value_of[codes[:, position]]
         return True
 
     def _piece(self, name_id: int, rows: np.ndarray, values: np.ndarray) -> None:
