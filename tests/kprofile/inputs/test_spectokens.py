@@ -159,3 +159,20 @@ def test_a_value_every_row_hides_does_not_decide_the_type(other_name: bool) -> N
     decoded = expand_specs(rows)
     assert decoded.columns["BM"].dtype == np.int64
     assert decoded.columns["BM"].tolist() == [2, 3]
+
+
+def test_rows_are_told_apart_by_their_lengths_not_by_a_separator() -> None:
+    """The strings are joined with ``/`` and each row's stem found from its length:
+    a NUL or an empty string in the chunk is text like any other (no Python path),
+    and a chunk whose rows all have the same token count reports it."""
+    chunk = np.array(["b/S=a\0b/T=1", "", "b/S=a/T=2", "c"], dtype=object)
+    found = chunk_tokens(chunk, spec_module._lengths(chunk))
+    assert found is not None
+    assert found.texts == ["S=a\0b", "T=1", "S=a", "T=2"]
+    assert found.per_row.tolist() == [2, 0, 2, 0] and found.width == -1
+    assert found.rows.tolist() == [0, 0, 2, 2]
+    uniform = np.array(["b/S=1/T=22", "stem/S=333/T=4"], dtype=object)
+    found = chunk_tokens(uniform, spec_module._lengths(uniform))
+    assert found is not None and found.width == 2
+    assert found.texts == ["S=1", "T=22", "S=333", "T=4"]
+    assert found.codes.tolist() == [0, 1, 2, 3]
