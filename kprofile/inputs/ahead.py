@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
@@ -34,7 +34,7 @@ def in_order(
     pieces: Iterable[Piece],
     workers: int,
     ahead: int = 1,
-) -> Iterator[tuple[Piece, Result]]:
+) -> Generator[tuple[Piece, Result], None, None]:
     """Each piece with ``work(piece)``, in order; with ``workers`` > 1 the next
     pieces' work runs on that many threads, at most ``workers + ahead`` pieces in
     flight (``ahead`` 1: one waits ready while the caller takes another; 0 where

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -210,18 +211,12 @@ class _Decoder:
         self.add(rows, codes.astype(np.int64), list(uniques))
 
     def typed(self, name_id: int) -> tuple[Any, np.ndarray]:
-        """One parameter's column and its value codes (``typed_column``)."""
-        # a value id is made for a token some row holds; only a row naming the
-        # parameter twice can hide one (the later token wins)
-        ids = self.codes(name_id)
+        """One parameter's column and its value codes (``typed_column``), from its
+        value id per row (-1 where absent; later tokens win), which the decoder
+        hands over. A value id is made for a token some row holds; only a row
+        naming the parameter twice can hide one (the later token wins)."""
+        ids, self.rows[name_id] = self._written(name_id), None
         return typed_column(ids, self.values[name_id], not self.repeated[name_id])
-
-    def codes(self, name_id: int) -> np.ndarray:
-        """One parameter's value id per row, -1 where absent (later tokens win),
-        handed over: the decoder keeps no reference to it."""
-        ids = self._written(name_id)
-        self.rows[name_id] = None
-        return ids
 
 
 def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
@@ -242,17 +237,20 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
         # the next chunks' tokens found on other cores while this one is numbered
         found_in = functools.partial(_found, values, lengths)
         workers = _workers(lengths)
-        for (start, stop), found in in_order(found_in, _chunks(lengths), workers):
-            if found is None:
-                decoder.general(values[start:stop], start)
-            else:
-                decoder.vectorised(found, start)
+        # closed on the way out, an error included: the threads end with the call
+        with closing(in_order(found_in, _chunks(lengths), workers)) as chunks:
+            for (start, stop), found in chunks:
+                if found is None:
+                    decoder.general(values[start:stop], start)
+                else:
+                    decoder.vectorised(found, start)
     finally:
         if collecting:
             gc.enable()
     # each column made apart from the others: on all cores, in order
     columns = range(len(decoder.names))
-    typed = [t for _, t in in_order(decoder.typed, columns, workers, ahead=0)]
+    with closing(in_order(decoder.typed, columns, workers, ahead=0)) as made:
+        typed = [t for _, t in made]
     names = tuple(decoder.names)
     return SpecColumns(
         names,

@@ -140,3 +140,21 @@ def test_a_long_column_is_decoded_on_threads_as_on_one(monkeypatch: Any) -> None
     monkeypatch.setattr(spec_module, "cores", lambda: 2)
     assert _decoded(specs) == alone
     assert len(seen) == 2 and threading.current_thread().name not in seen
+
+
+def test_a_limit_hit_on_threads_leaves_no_thread_behind(monkeypatch: Any) -> None:
+    """A spec limit raised while the next chunks are on worker threads: the error
+    is the one a single thread gives, and the workers have ended by the time it
+    reaches the caller (while its traceback, which holds the decoding frame, is
+    still alive)."""
+    specs = [f"b/A={i % 7}/B={i % 3}" for i in range(3000)]
+    monkeypatch.setattr(spec_module, "MAX_CELLS", 2_000)
+    monkeypatch.setattr(spec_module, "CHUNK_ROWS", 64)
+    with pytest.raises(spec_module.SpecLimit) as alone:
+        spec_module.expand_specs(specs)
+    monkeypatch.setattr(spec_module, "THREADED_CHARS", 0)
+    monkeypatch.setattr(spec_module, "cores", lambda: 2)
+    with pytest.raises(spec_module.SpecLimit) as threaded:
+        spec_module.expand_specs(specs)
+    assert str(threaded.value) == str(alone.value)
+    assert not [t for t in threading.enumerate() if t.name.startswith("kprofile")]
