@@ -51,6 +51,8 @@ import numpy as np
 import pandas as pd
 from bench_kprofile import WRAPPER, make_frame
 
+from kprofile.inputs.ahead import cores
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "fixtures" / "realkbench" / "A" / "out.pkl"
 LOAD = "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))"
@@ -296,7 +298,8 @@ def main() -> int:
     print(
         f"{platform.node()}: {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}, pandas {pd.__version__}, "
-        f"numpy {np.__version__}; best of {args.repeat} turns, ratios side by side"
+        f"numpy {np.__version__}; best of {args.repeat} turns, ratios side by side; "
+        f"{cores()} cores for a long spec column's chunks (pickle.load uses one)"
     )
     tmp = Path(tempfile.mkdtemp(prefix="kprofile-floor-"))
     try:
