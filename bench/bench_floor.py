@@ -97,13 +97,21 @@ Turns = tuple[list[Run], dict[str, list[Run]]]
 
 
 def turns(base: list[str], commands: dict[str, list[str]], repeat: int) -> Turns:
-    """``base`` and each command in turn, ``repeat`` times: each turn of each."""
+    """``base`` and each command in turn, ``repeat`` times: each turn of each, in an
+    order rotated by one each turn. A process is given the pages the one before it
+    freed cheaply, and fresh ones dearly (on a virtual machine the host backs them
+    again): in a fixed order the command run after the floor, which frees less than
+    the others take, would always pay for the difference."""
     floors: list[Run] = []
     found: dict[str, list[Run]] = {k: [] for k in commands}
-    for _ in range(repeat):
-        floors.append(run(base))
-        for label, command in commands.items():
-            found[label].append(run(command))
+    labels: list[str | None] = [None, *commands]  # None: the floor
+    for turn in range(repeat):
+        shift = turn % len(labels)
+        for label in labels[shift:] + labels[:shift]:
+            if label is None:
+                floors.append(run(base))
+            else:
+                found[label].append(run(commands[label]))
     return floors, found
 
 

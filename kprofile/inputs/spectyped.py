@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+GATHER_ROWS = 1 << 16
+
 
 def typed_column(
     ids: np.ndarray, values: list[Any], every_value_used: bool = False
@@ -36,7 +38,7 @@ def typed_column(
         table[:-1] = values
         table[-1] = None
     codes = value_codes(ids, table[:-1])
-    out = table[ids]
+    out = gather(table, ids)
     if not seen[-1] or dtype in (None, np.float64):  # None, NaN: missing already
         return out, codes
     missing = ids < 0
@@ -68,7 +70,19 @@ def value_codes(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
     lookup = np.empty(len(table) + 1, dtype=narrow)
     lookup[:-1] = codes
     lookup[-1] = -1
-    return lookup[ids]
+    return gather(lookup, ids)
+
+
+def gather(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``table[ids]`` a block of rows at a time: numpy turns an index array of
+    int32 into one of int64 first, which for a whole column is a temporary as large
+    as the column (page faults, at 5M rows 40 MB a column); a block's is small and
+    reused. An id of -1 reads the table's last entry."""
+    out = np.empty(len(ids), dtype=table.dtype)
+    for start in range(0, len(ids), GATHER_ROWS):
+        stop = start + GATHER_ROWS
+        np.take(table, ids[start:stop], out=out[start:stop])
+    return out
 
 
 def _narrowest(used: list[Any]) -> Any:
