@@ -210,18 +210,19 @@ def keep_freed_memory() -> None:
     """Let glibc's malloc keep what the analysis frees for its next arrays. By
     default it gives back memory freed above the heap's top and maps each block over
     a threshold that moves with what was freed, so that a run that makes and frees
-    arrays of a few MB (a chunk's temporaries, a column's) faults fresh zeroed pages
-    in again and again: at 5,000,000 rows twice the faults of the pages it keeps,
-    and on a virtual machine a zeroed page can cost microseconds. Here blocks of up
-    to 32 MiB come from the heap and freed memory stays with the process until it
-    exits (its peak is where it was). Not glibc (no ``mallopt``): nothing."""
+    arrays of up to a few MB (a chunk's temporaries) faults fresh zeroed pages in
+    again and again: at 5,000,000 rows twice the faults of the pages it keeps, and
+    on a virtual machine a zeroed page can cost microseconds. Here blocks under 4
+    MiB come from the heap and what is freed there stays with the process; larger
+    ones are mapped, and given back when freed, as before. Not glibc (no
+    ``mallopt``): nothing."""
     import ctypes  # start-up: the analyzer only, once
 
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return
-    mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest on 64-bit systems
+    mallopt(_M_MMAP_THRESHOLD, 4 << 20)  # a column at 500,000 rows and more
     mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
 
 
