@@ -136,15 +136,14 @@ def _top(ranked: Ranked, amount: float) -> GroupRows:
     better), with each group's own min and max, the edge computed as there."""
     ran = ranked.unranked
     values = ranked.values[ran.rows]
-    has = ran.counts > 0
-    low = np.full(len(has), np.nan)
-    high = np.full(len(has), np.nan)
-    if len(values):
-        low[has] = np.minimum.reduceat(values, ran.starts[has])
-        high[has] = np.maximum.reduceat(values, ran.starts[has])
     ids = ranked.grouping.group_ids[ran.rows]
-    if ranked.metric.higher_is_better:
+    if ranked.metric.higher_is_better:  # the best is each group's max
+        high = ranked.best
         return ranked.best_first(values > (high - amount * high)[ids])
+    low, high = ranked.best, np.full(len(ranked.best), np.nan)  # best: the min
+    has = ran.counts > 0
+    if len(values):
+        high[has] = np.maximum.reduceat(values, ran.starts[has])
     return ranked.best_first(values < ((amount + low / high) * high)[ids])
 
 
