@@ -244,10 +244,11 @@ def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     """One integer per row for its tuple of ``columns``, by first appearance; NaN is
     a value like any other."""
     codes = np.zeros(len(frame), dtype=np.int64)
-    for column in columns:
+    for step, column in enumerate(columns):
         local, uniques = pd.factorize(frame[column], use_na_sentinel=False)
-        # re-factorized at each step, so codes stay below the row count
-        codes = pd.factorize(codes * len(uniques) + local)[0]
+        # re-factorized at each step, so codes stay below the row count (the first
+        # column's codes are numbered by first appearance already)
+        codes = pd.factorize(codes * len(uniques) + local)[0] if step else local
     return np.asarray(codes, dtype=np.int64)
 
 

@@ -1,9 +1,10 @@
 """The ``NAME=value`` tokens of a chunk of spec strings, found and told apart in a few
 numpy passes over its bytes, without one Python string per token.
 
-The chunk's strings are joined with ``/`` into one ASCII text; every ``/`` ends a
-segment, and the segment that starts at a string's first character is its stem (not
-a token; where each string starts follows from its length). Each token is read as
+The chunk's strings are joined with ``/`` into one ASCII text, one more ``/`` at its
+end; every ``/`` ends a segment, and the segment that starts at a string's first
+character is its stem (not a token; where each string starts follows from its
+length). Each token is read as
 the 8-byte words that hold it (a token under 8 bytes masked past its end; a longer
 one's last word read at its end, so no word reaches outside it), hashed with its
 length, and factorized by that hash; every token is then compared, word by word and
@@ -53,11 +54,10 @@ def chunk_tokens(chunk: np.ndarray, lengths: np.ndarray) -> ChunkTokens | None:
         return None
     if not joined.isascii():
         return None
-    raw = (joined + _PAD).encode("ascii")
-    size = len(joined)
-    data = np.frombuffer(raw, dtype=np.uint8, count=size)
-    bounds = np.flatnonzero(data == _SLASH)
-    starts, sizes, per_row, width = _segments(bounds, size, lengths)
+    raw = (joined + "/" + _PAD).encode("ascii")
+    data = np.frombuffer(raw, dtype=np.uint8, count=len(joined) + 1)
+    ends = np.flatnonzero(data == _SLASH)  # each segment's end, the last one's too
+    starts, sizes, per_row, width = _segments(ends, lengths)
     if len(sizes) and int(sizes.max()) > MAX_TOKEN_BYTES:
         return None
     words = _words(raw, starts, sizes)
@@ -70,28 +70,31 @@ def chunk_tokens(chunk: np.ndarray, lengths: np.ndarray) -> ChunkTokens | None:
 
 
 def _segments(
-    bounds: np.ndarray, size: int, lengths: np.ndarray
+    ends: np.ndarray, lengths: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Start and length of every segment that is not a stem, each row's token count
-    and the common count (-1 if the rows differ). ``bounds``: where each ``/`` is."""
-    # a row starts one past the joining / before it; its stem is the segment there
-    offsets = np.empty(len(lengths), dtype=np.int64)
-    offsets[0] = 0
-    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
-    stems = np.searchsorted(bounds, offsets)  # the slashes before a row: its stem
-    segments = len(bounds) + 1
-    per_row = np.diff(stems, append=segments) - 1
-    ends = np.append(bounds, size)
-    low, high = int(per_row.min()), int(per_row.max())
-    if low == high:  # every row alike: row by row, segments 1..width of each
-        grid = ends.reshape(len(lengths), high + 1)
-        starts = grid[:, :-1] + 1
-        return starts.ravel(), (grid[:, 1:] - starts).ravel(), per_row, high
-    token = np.ones(segments, dtype=bool)
+    and the common count (-1 if the rows differ). ``ends``: where each segment ends
+    (each ``/``, the one after the last row included)."""
+    rows = len(lengths)
+    # where each row ends: the / that joins it to the next (the last row's: the end)
+    row_ends = np.cumsum(lengths + 1)
+    row_ends -= 1
+    per = len(ends) // rows  # segments a row, if every row has as many
+    if per * rows == len(ends):
+        grid = ends.reshape(rows, per)
+        # each row's last segment ending where the row does: per segments a row
+        if np.array_equal(grid[:, -1], row_ends):
+            starts = grid[:, :-1] + 1
+            sizes = grid[:, 1:] - starts
+            width = per - 1
+            return starts.ravel(), sizes.ravel(), np.full(rows, width), width
+    stems = np.searchsorted(ends, row_ends - lengths)  # the slashes before a row
+    per_row = np.diff(stems, append=len(ends)) - 1
+    token = np.ones(len(ends), dtype=bool)
     token[stems] = False
-    starts = np.empty(segments, dtype=np.int64)
+    starts = np.empty(len(ends), dtype=np.int64)
     starts[0] = 0
-    np.add(bounds, 1, out=starts[1:])
+    np.add(ends[:-1], 1, out=starts[1:])
     starts = starts[token]
     return starts, ends[token] - starts, per_row, -1
 
