@@ -45,9 +45,7 @@ from kprofile.inputs.specvalues import parse_tokens
 CHUNK_ROWS = 1 << 16
 CHUNK_CHARS = 1 << 20  # 1 MiB of text: its temporaries stay in the heap, warm
 THREADED_CHARS = 4 * CHUNK_CHARS  # from this much text, chunks are found on all cores
-# chunks found ahead of the one being numbered, past one per worker: the workers
-# keep busy while the decoder takes a slow chunk (a few MiB of tokens held)
-TOKENS_AHEAD = 3
+TOKENS_AHEAD = 3  # chunks found ahead: workers stay busy while one is numbered
 
 
 class SpecLimit(Exception):
@@ -241,8 +239,8 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
         found_in = functools.partial(_found, values, lengths)
         workers = _workers(lengths)
         # closed on the way out, an error included: the threads end with the call
-        chunks_found = in_order(found_in, _chunks(lengths), workers, TOKENS_AHEAD)
-        with closing(chunks_found) as chunks:
+        pending = in_order(found_in, _chunks(lengths), workers, TOKENS_AHEAD)
+        with closing(pending) as chunks:
             for (start, stop), found in chunks:
                 if found is None:
                     decoder.general(values[start:stop], start)
