@@ -3,14 +3,13 @@ numpy passes over its bytes, without one Python string per token.
 
 The chunk's strings are joined with ``/`` into one ASCII text, one more ``/`` at its
 end; every ``/`` ends a segment, and the segment that starts at a string's first
-character is its stem (not a token; where each string starts follows from its
-length). Each token is read as
-the 8-byte words that hold it (a token under 8 bytes masked past its end; a longer
-one's last word read at its end, so no word reaches outside it), hashed with its
-length, and factorized by that hash; every token is then compared, word by word and
-length, with the first token of its hash, so two different tokens can never share a
-code (a collision, a token longer than ``MAX_TOKEN_BYTES`` or text that is not ASCII
-gives None, and the caller splits that chunk in Python instead). Only the distinct
+character is its stem (not a token; where each string starts follows from its length).
+Each token is read as the 8-byte words that hold it (a token under 8 bytes masked past
+its end; a longer one's last word read at its end, so no word reaches outside it),
+hashed with its length, and factorized by that hash; every token is then compared, word
+by word and length, with the first token of its hash, so two different tokens can never
+share a code (a collision, a token longer than ``MAX_TOKEN_BYTES`` or text that is not
+ASCII gives None, and the caller splits that chunk in Python instead). Only the distinct
 tokens of the chunk become Python strings.
 """
 
