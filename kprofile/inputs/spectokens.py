@@ -4,7 +4,9 @@ numpy passes over its bytes, without one Python string per token.
 The chunk's strings are joined with ``/`` into one ASCII text, one more ``/`` at its
 end; every ``/`` ends a segment, and the segment that starts at a string's first
 character is its stem (not a token; where each string starts follows from its length).
-Each token is read as the 8-byte words that hold it (a token under 8 bytes masked past
+A chunk whose every row has as many segments is first told apart by exact keys, a
+column at a time (``specgrid``); where that hands it back, and for any other chunk,
+each token is read as the 8-byte words that hold it (a token under 8 bytes masked past
 its end; a longer one's last word read at its end, so no word reaches outside it),
 hashed with its length, and factorized by that hash; every token is then compared, word
 by word and length, with the first token of its hash, so two different tokens can never
@@ -20,11 +22,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-MAX_TOKEN_BYTES = 64  # longer tokens: the chunk is split in Python
+from kprofile.inputs.specgrid import grid_tokens
+from kprofile.inputs.specwords import (
+    MAX_TOKEN_BYTES,
+    digest,
+    same_as_first,
+    token_words,
+    windows,
+)
+
 _SLASH = ord("/")
 _PAD = "\0" * 8  # after the text: an 8-byte read from its last byte stays in bounds
-_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(65)], dtype=np.uint64)
-_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass(frozen=True)
@@ -56,10 +64,16 @@ def chunk_tokens(chunk: np.ndarray, lengths: np.ndarray) -> ChunkTokens | None:
     raw = (joined + "/" + _PAD).encode("ascii")
     data = np.frombuffer(raw, dtype=np.uint8, count=len(joined) + 1)
     ends = np.flatnonzero(data == _SLASH)  # each segment's end, the last one's too
-    starts, sizes, per_row, width = _segments(ends, lengths)
+    grid = _grid(ends, lengths)
+    if grid is not None and grid.shape[1] > 1:
+        exact = grid_tokens(raw, joined, grid)
+        if exact is not None:
+            width = grid.shape[1] - 1
+            return ChunkTokens(*exact, np.full(len(grid), width), width)
+    starts, sizes, per_row, width = _segments(ends, lengths, grid)
     if len(sizes) and int(sizes.max()) > MAX_TOKEN_BYTES:
         return None
-    words = _words(raw, starts, sizes)
+    words = token_words(windows(raw), starts, sizes)
     codes, first = _factorize(words, sizes)
     if codes is None:
         return None
@@ -68,25 +82,38 @@ def chunk_tokens(chunk: np.ndarray, lengths: np.ndarray) -> ChunkTokens | None:
     return ChunkTokens(codes, texts, per_row, width)
 
 
-def _segments(
-    ends: np.ndarray, lengths: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Start and length of every segment that is not a stem, each row's token count
-    and the common count (-1 if the rows differ). ``ends``: where each segment ends
-    (each ``/``, the one after the last row included)."""
-    rows = len(lengths)
-    # where each row ends: the / that joins it to the next (the last row's: the end)
+def _row_ends(lengths: np.ndarray) -> np.ndarray:
+    """Where each row ends: the / that joins it to the next (the last row's: the
+    one after it)."""
     row_ends = np.cumsum(lengths + 1)
     row_ends -= 1
+    return row_ends
+
+
+def _grid(ends: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """``ends`` as rows x segments where every row has as many segments, else None.
+    ``ends``: where each segment ends (each ``/``, the one after the last row
+    included)."""
+    rows = len(lengths)
     per = len(ends) // rows  # segments a row, if every row has as many
-    if per * rows == len(ends):
-        grid = ends.reshape(rows, per)
-        # each row's last segment ending where the row does: per segments a row
-        if np.array_equal(grid[:, -1], row_ends):
-            starts = grid[:, :-1] + 1
-            sizes = grid[:, 1:] - starts
-            width = per - 1
-            return starts.ravel(), sizes.ravel(), np.full(rows, width), width
+    if per * rows != len(ends):
+        return None
+    grid = ends.reshape(rows, per)
+    # each row's last segment ending where the row does: per segments a row
+    return grid if np.array_equal(grid[:, -1], _row_ends(lengths)) else None
+
+
+def _segments(
+    ends: np.ndarray, lengths: np.ndarray, grid: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Start and length of every segment that is not a stem, each row's token count
+    and the common count (-1 if the rows differ); ``grid``: ``_grid``'s."""
+    if grid is not None:
+        starts = grid[:, :-1] + 1
+        sizes = grid[:, 1:] - starts
+        width = grid.shape[1] - 1
+        return starts.ravel(), sizes.ravel(), np.full(len(grid), width), width
+    row_ends = _row_ends(lengths)
     stems = np.searchsorted(ends, row_ends - lengths)  # the slashes before a row
     per_row = np.diff(stems, append=len(ends)) - 1
     token = np.ones(len(ends), dtype=bool)
@@ -98,48 +125,15 @@ def _segments(
     return starts, ends[token] - starts, per_row, -1
 
 
-def _words(raw: bytes, starts: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
-    """Each token as ``ceil(longest / 8)`` little-endian words that together hold
-    exactly its bytes: a token under 8 bytes in its first word, zero past its end
-    (its other words 0); word k of a longer one read from byte ``min(8k, size - 8)``
-    (only the tokens that reach word k are read for it)."""
-    # every 8 bytes from each offset, unaligned (the pad keeps the last in bounds)
-    windows = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
-    first = windows[starts]
-    first &= _MASKS[sizes]
-    words = [first]
-    for k in range(1, -(-int(sizes.max(initial=0)) // 8)):
-        reach = np.flatnonzero(sizes > 8 * k)
-        at = np.minimum(starts[reach] + 8 * k, starts[reach] + sizes[reach] - 8)
-        if len(reach) == len(starts):
-            words.append(windows[at])
-        else:
-            word = np.zeros(len(starts), dtype=np.uint64)
-            word[reach] = windows[at]
-            words.append(word)
-    return words
-
-
 def _factorize(
     words: list[np.ndarray], sizes: np.ndarray
 ) -> tuple[np.ndarray | None, np.ndarray]:
     """Codes by first appearance and each code's first token; None for the codes
     when two different tokens share a hash."""
-    digest = sizes.astype(np.uint64)
-    shifted = np.empty_like(digest)
-    for word in words:  # in place: no new array per step
-        np.bitwise_xor(digest, word, out=digest)
-        np.multiply(digest, _MIX, out=digest)
-        np.right_shift(digest, np.uint64(29), out=shifted)
-        np.bitwise_xor(digest, shifted, out=digest)
-    del shifted
-    codes, _ = pd.factorize(digest)
+    codes, _ = pd.factorize(digest(words, sizes))
     codes = codes.astype(np.int64, copy=False)
     first = _first_of_each(codes)
-    for column in (sizes, *words):
-        if not np.array_equal(column, column[first][codes]):
-            return None, first
-    return codes, first
+    return (codes if same_as_first((sizes, *words), first[codes]) else None), first
 
 
 def _first_of_each(codes: np.ndarray) -> np.ndarray:

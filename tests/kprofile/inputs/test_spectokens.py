@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from support import examples
 
 import kprofile.inputs.spec as spec_module
-import kprofile.inputs.spectokens as tokens_module
+import kprofile.inputs.specwords as words_module
 from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.spectokens import chunk_tokens
 from kprofile.inputs.specvalues import parse_value
@@ -114,9 +114,10 @@ def test_strings_the_byte_pass_hands_back_decode_alike(rows: list[Any]) -> None:
 
 def test_a_hash_collision_never_merges_two_tokens(monkeypatch: Any) -> None:
     """With every hash made equal, tokens of one length share a hash: the check of
-    every token against its hash's first must find it and hand the chunk back."""
-    monkeypatch.setattr(tokens_module, "_MIX", np.uint64(0))
-    chunk = np.array(["b/BM=64/S=ws", "b/BM=32/S=ab"], dtype=object)
+    every token against its hash's first must find it and hand the chunk back (rows
+    of different token counts: the row-by-row pass, not ``specgrid``'s keys)."""
+    monkeypatch.setattr(words_module, "_MIX", np.uint64(0))
+    chunk = np.array(["b/BM=64/S=ws", "b/BM=32/S=ab/T=1"], dtype=object)
     assert chunk_tokens(chunk, spec_module._lengths(chunk)) is None
     _check(list(chunk))
 
