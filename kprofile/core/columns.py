@@ -219,7 +219,7 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     stops = np.r_[starts[1:], len(order)]
     firsts = order[starts]
-    pivot_values = {p: frame[p].to_numpy(dtype=object)[firsts] for p in pivots}
+    pivot_values = {p: frame[p].iloc[firsts].to_numpy(dtype=object) for p in pivots}
     values = tuple(
         {p: plain(pivot_values[p][g]) for p in pivots} for g in range(len(starts))
     )

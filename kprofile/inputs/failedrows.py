@@ -31,11 +31,13 @@ def with_failures(
     frame: pd.DataFrame,
     meta: Mapping[str, Any],
     lines: np.ndarray | None = None,
+    spec_lengths: np.ndarray | None = None,
 ) -> Results:
     """``results_of`` the table with the points kbench recorded as failed beside
     ``path`` (``inputs.failures``) as rows of its own. A record that cannot be used,
     or whose points the table cannot take (a limit of its spec strings), is one
-    warning, and the table is read as if there were none."""
+    warning, and the table is read as if there were none. ``spec_lengths``: the
+    table's, where the caller counted them."""
     record, note = read_failures(path)
     if record is not None:
         key = MESH_IDX if kind == "pkl" and MESH_IDX in frame.columns else None
@@ -50,7 +52,8 @@ def with_failures(
         except (KprofileError, MemoryError) as exc:
             why = exc.message if isinstance(exc, KprofileError) else "out of memory"
             note = unusable(record.path, f"its points do not fit the results ({why})")
-    results = results_of(path, kind, frame, meta, _csv_rows(lines, len(frame)))
+    rows = _csv_rows(lines, len(frame))
+    results = results_of(path, kind, frame, meta, rows, spec_lengths)
     return dataclasses.replace(results, warnings=(note,) if note else ())
 
 

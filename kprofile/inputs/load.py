@@ -33,6 +33,7 @@ from kprofile.inputs.results import (
     with_row_key,
 )
 from kprofile.inputs.sniff import misnamed
+from kprofile.inputs.specwords import spec_lengths
 from kprofile.progress import SILENT, Progress
 from tuning_codegen.errors import InputError
 
@@ -151,8 +152,8 @@ def _load_pickle(path: str) -> Results:
         twice = frame.columns[frame.columns.duplicated()].unique()[:3]
         names = ", ".join(repr(name) for name in twice)
         raise KprofileError(path, f"columns named more than once: {names}")
-    frame, warnings = _rows_with_a_spec(frame, path)
-    results = with_failures(path, "pkl", frame, meta)
+    frame, warnings, lengths = _rows_with_a_spec(frame, path)
+    results = with_failures(path, "pkl", frame, meta, spec_lengths=lengths)
     return dataclasses.replace(results, warnings=warnings + results.warnings)
 
 
@@ -164,14 +165,21 @@ def _load_csv(path: str) -> Results:
 
 def _rows_with_a_spec(
     frame: pd.DataFrame, path: str
-) -> tuple[pd.DataFrame, tuple[str, ...]]:
+) -> tuple[pd.DataFrame, tuple[str, ...], np.ndarray | None]:
     """A row without a spec string has no parameters: it is left out, never ranked
-    (as a truncated CSV row is), with a warning naming its position."""
+    (as a truncated CSV row is), with a warning naming its position. And the
+    ``spec_lengths`` of the rows kept, where they were counted to find them."""
     if SPEC not in frame.columns:
-        return frame, ()
-    has = _has_text(frame[SPEC].to_numpy(dtype=object))
+        return frame, (), None
+    values = frame[SPEC].to_numpy(dtype=object)
+    lengths = None
+    if isinstance(frame[SPEC].dtype, pd.StringDtype):  # text or missing, nothing else
+        lengths = spec_lengths(values)
+        has = lengths > 0
+    else:
+        has = _has_text(values)
     if has.all():
-        return frame, ()
+        return frame, (), lengths
     missing = np.flatnonzero(~has)
     shown = ", ".join(str(i) for i in missing[:10]) + (
         ", ..." if len(missing) > 10 else ""
@@ -180,7 +188,7 @@ def _rows_with_a_spec(
     left = f"{len(missing)} {rows} without a spec left out ({rows} {shown})"
     warning = f"{path}: warning: {left}"
     if has.any():
-        return frame[has], (warning,)
+        return frame[has], (warning,), None if lengths is None else lengths[has]
     raise KprofileError(path, "no row has a spec string: nothing to analyze")
 
 

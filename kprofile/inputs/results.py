@@ -94,9 +94,11 @@ def results_of(
     frame: pd.DataFrame,
     meta: Mapping[str, Any],
     rows: tuple[str, np.ndarray] | None = None,
+    spec_lengths: np.ndarray | None = None,
 ) -> Results:
     """``rows``: the row key to add and its values (a CSV's lines); None for a
-    pickled frame, whose ``mesh_idx`` names its rows, or its positions without one."""
+    pickled frame, whose ``mesh_idx`` names its rows, or its positions without one.
+    ``spec_lengths``: those of the frame's spec strings, where the caller has them."""
     if frame.empty:
         raise KprofileError(path, "the results table has no rows")
     frame = frame.reset_index(drop=True)
@@ -107,7 +109,9 @@ def results_of(
     codes: Mapping[str, np.ndarray] = {}
     name = text_value(meta.get("name"))
     if SPEC in frame.columns:
-        frame, params, runtime, first, codes = _with_spec_columns(path, frame)
+        frame, params, runtime, first, codes = _with_spec_columns(
+            path, frame, spec_lengths
+        )
         if name is None:
             name = first.split("/", 1)[0] if isinstance(first, str) else None
     key = MESH_IDX
@@ -129,13 +133,13 @@ def results_of(
 
 
 def _with_spec_columns(
-    path: str, frame: pd.DataFrame
+    path: str, frame: pd.DataFrame, lengths: np.ndarray | None
 ) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], Any, dict[str, np.ndarray]]:
     """``frame`` with a column per parameter of its spec strings (renamed where the
     file has a column of that name), the parameters, the runtime ones, the first
     spec string, and the parameters' value codes."""
     try:
-        decoded = expand_specs(frame[SPEC].to_numpy(dtype=object))
+        decoded = expand_specs(frame[SPEC].to_numpy(dtype=object), lengths)
     except SpecLimit as exc:
         raise KprofileError(path, str(exc)) from None
     taken = frame.columns

@@ -41,6 +41,7 @@ from kprofile.inputs.limits import (
 from kprofile.inputs.spectokens import ChunkTokens, chunk_tokens
 from kprofile.inputs.spectyped import typed_column
 from kprofile.inputs.specvalues import parse_tokens
+from kprofile.inputs.specwords import spec_lengths
 
 CHUNK_ROWS = 1 << 16
 CHUNK_CHARS = 1 << 20  # 1 MiB of text: its temporaries stay in the heap, warm
@@ -220,11 +221,14 @@ class _Decoder:
         return typed_column(ids, self.values[name_id], not self.repeated[name_id])
 
 
-def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
-    """Every spec string decoded into one array per parameter (missing: NA).
-    Raises ``SpecLimit`` for strings that would make more than the limits allow."""
+def expand_specs(
+    specs: Sequence[Any] | np.ndarray, lengths: np.ndarray | None = None
+) -> SpecColumns:
+    """Every spec string decoded into one array per parameter (missing: NA), given
+    their ``spec_lengths`` if the caller has them. Raises ``SpecLimit`` for strings
+    that would make more than the limits allow."""
     values = np.asarray(specs, dtype=object)
-    lengths = _lengths(values)
+    lengths = spec_lengths(values) if lengths is None else lengths
     longest = int(lengths.max(initial=0))
     if longest > MAX_SPEC_CHARS:
         raise SpecLimit(
@@ -259,18 +263,6 @@ def expand_specs(specs: Sequence[Any] | np.ndarray) -> SpecColumns:
         {name: column for name, (column, _) in zip(names, typed)},
         {name: codes for name, (_, codes) in zip(names, typed)},
     )
-
-
-def _lengths(values: np.ndarray) -> np.ndarray:
-    """Characters of each spec string (0 where there is none)."""
-    try:
-        return np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-    except TypeError:  # a missing spec (NaN, None)
-        return np.fromiter(
-            (len(v) if isinstance(v, str) else 0 for v in values),
-            dtype=np.int64,
-            count=len(values),
-        )
 
 
 def _found(

@@ -1,5 +1,6 @@
-"""The byte primitives of the spec token passes (``spectokens``, ``specgrid``): a
-token read as the 8-byte words that hold it, and the hash of those words."""
+"""The primitives of the spec token passes (``spectokens``, ``specgrid``): each
+string's length, a token read as the 8-byte words that hold it, and the hash of
+those words."""
 
 from __future__ import annotations
 
@@ -56,3 +57,15 @@ def same_as_first(columns: tuple[np.ndarray, ...], at: np.ndarray) -> bool:
     """Whether every token's columns (size, words) equal those of the token at
     ``at`` (the first token of its code)."""
     return all(np.array_equal(c, c[at]) for c in columns)
+
+
+def spec_lengths(values: np.ndarray) -> np.ndarray:
+    """Characters of each spec string (0 where there is none)."""
+    try:
+        return np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    except TypeError:  # a missing spec (NaN, None)
+        return np.fromiter(
+            (len(v) if isinstance(v, str) else 0 for v in values),
+            dtype=np.int64,
+            count=len(values),
+        )

@@ -13,16 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-import kprofile.inputs.spec as spec_module
 import kprofile.inputs.spectokens as tokens_module
 import kprofile.inputs.specwords as words_module
 from kprofile.inputs.specgrid import grid_tokens
 from kprofile.inputs.spectokens import chunk_tokens
+from kprofile.inputs.specwords import spec_lengths
 
 
 def _found(rows: list[str]) -> Any:
     chunk = np.array(rows, dtype=object)
-    return chunk_tokens(chunk, spec_module._lengths(chunk))
+    return chunk_tokens(chunk, spec_lengths(chunk))
 
 
 def _grid_of(rows: list[str]) -> Any:
@@ -32,7 +32,7 @@ def _grid_of(rows: list[str]) -> Any:
     raw = (joined + "/" + "\0" * 8).encode("ascii")
     data = np.frombuffer(raw, dtype=np.uint8, count=len(joined) + 1)
     ends = np.flatnonzero(data == ord("/"))
-    grid = tokens_module._grid(ends, spec_module._lengths(chunk))
+    grid = tokens_module._grid(ends, spec_lengths(chunk))
     assert grid is not None, "not a uniform chunk"
     return grid_tokens(raw, joined, grid)
 

@@ -20,6 +20,7 @@ import kprofile.inputs.specwords as words_module
 from kprofile.inputs.spec import expand_specs
 from kprofile.inputs.spectokens import chunk_tokens
 from kprofile.inputs.specvalues import parse_value
+from kprofile.inputs.specwords import spec_lengths
 
 
 def _by_row(specs: list[Any]) -> dict[str, list[Any]]:
@@ -118,14 +119,14 @@ def test_a_hash_collision_never_merges_two_tokens(monkeypatch: Any) -> None:
     of different token counts: the row-by-row pass, not ``specgrid``'s keys)."""
     monkeypatch.setattr(words_module, "_MIX", np.uint64(0))
     chunk = np.array(["b/BM=64/S=ws", "b/BM=32/S=ab/T=1"], dtype=object)
-    assert chunk_tokens(chunk, spec_module._lengths(chunk)) is None
+    assert chunk_tokens(chunk, spec_lengths(chunk)) is None
     _check(list(chunk))
 
 
 def test_the_byte_pass_codes_each_distinct_token_once() -> None:
     long = "SCHEDULE=ws_cooperative_with_a_longer_name"
     chunk = np.array([f"b/BM=64/{long}", f"b/BM=128/{long}", "b/BM=64"], dtype=object)
-    found = chunk_tokens(chunk, spec_module._lengths(chunk))
+    found = chunk_tokens(chunk, spec_lengths(chunk))
     assert found is not None
     assert found.texts == ["BM=64", long, "BM=128"]
     assert found.codes.tolist() == [0, 1, 2, 1, 0]
@@ -167,13 +168,13 @@ def test_rows_are_told_apart_by_their_lengths_not_by_a_separator() -> None:
     a NUL or an empty string in the chunk is text like any other (no Python path),
     and a chunk whose rows all have the same token count reports it."""
     chunk = np.array(["b/S=a\0b/T=1", "", "b/S=a/T=2", "c"], dtype=object)
-    found = chunk_tokens(chunk, spec_module._lengths(chunk))
+    found = chunk_tokens(chunk, spec_lengths(chunk))
     assert found is not None
     assert found.texts == ["S=a\0b", "T=1", "S=a", "T=2"]
     assert found.per_row.tolist() == [2, 0, 2, 0] and found.width == -1
     assert found.rows.tolist() == [0, 0, 2, 2]
     uniform = np.array(["b/S=1/T=22", "stem/S=333/T=4"], dtype=object)
-    found = chunk_tokens(uniform, spec_module._lengths(uniform))
+    found = chunk_tokens(uniform, spec_lengths(uniform))
     assert found is not None and found.width == 2
     assert found.texts == ["S=1", "T=22", "S=333", "T=4"]
     assert found.codes.tolist() == [0, 1, 2, 3]
