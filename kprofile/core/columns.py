@@ -214,8 +214,11 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
             f"{groups:,} groups of -p {', '.join(pivots)}, over the limit of "
             f"{MAX_SHAPES:,}",
         )
-    order = np.argsort(codes, kind="stable")  # codes number groups by first row
-    ordered = codes[order]
+    # codes number groups by first row: a file whose groups are runs in order (kbench
+    # sweeps shape by shape) is already sorted, and nothing need be gathered
+    in_runs = bool((codes[1:] >= codes[:-1]).all())
+    order = np.arange(len(codes)) if in_runs else np.argsort(codes, kind="stable")
+    ordered = codes if in_runs else codes[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     stops = np.r_[starts[1:], len(order)]
     firsts = order[starts]
@@ -223,17 +226,19 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
     values = tuple(
         {p: plain(pivot_values[p][g]) for p in pivots} for g in range(len(starts))
     )
-    constant = _constant_in_groups(results, order, starts)
+    constant = _constant_in_groups(results, None if in_runs else order, starts)
     return Grouping(results, order, starts, stops, constant, values)
 
 
 def _constant_in_groups(
-    results: Results, order: np.ndarray, starts: np.ndarray
+    results: Results, order: np.ndarray | None, starts: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Per parameter, whether it is constant within each group (missing a value)."""
+    """Per parameter, whether it is constant within each group (missing a value);
+    ``order``: the rows group by group (None: as they are)."""
     out = {}
     for param in results.params:
-        local = results.value_codes(param)[order]
+        codes = results.value_codes(param)
+        local = codes if order is None else codes[order]
         changes = np.r_[False, local[1:] != local[:-1]]
         changes[starts] = False  # a group's first row starts it, changes nothing
         out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0
