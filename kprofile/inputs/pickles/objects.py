@@ -115,7 +115,12 @@ def _element(ctx: Context, value: Any) -> Any:
 
 
 def _all_ascii_text(items: list[Any]) -> bool:
-    """Whether every item is ASCII text (``isascii`` reads a flag, scans nothing)."""
+    """Whether every item is ASCII text (``isascii`` reads a flag, scans nothing).
+    A column of one object repeated (kbench's ``name``, its filter) is seen to be
+    one by identity, which ``count`` tests before comparing, and checked once."""
+    first = items[0] if items else None
+    if type(first) is str and items[-1] is first and items.count(first) == len(items):
+        return first.isascii()  # every item is this string, or one equal to it
     try:
         return all(map(str.isascii, items))
     except TypeError:  # not all text

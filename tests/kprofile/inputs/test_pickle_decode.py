@@ -288,3 +288,24 @@ def test_ascii_text_columns_skip_only_the_check_the_decoder_made(
     assert_same(got, pickle.loads(data))
     assert got["merged_df"]["spec"].dtype == frame["spec"].dtype
     assert (3 in calls) == checked
+
+
+@pytest.mark.parametrize(
+    ("items", "ascii"),
+    [
+        (["bench_matmul"] * 5, True),  # one object repeated: checked once
+        (["\ud800"] * 5, False),  # a lone surrogate repeated is no ASCII text
+        (["é"] * 3, False),
+        (["a"] * 4 + [1, "a"], False),  # not every item the repeated one
+        (["a", "b", "a"], True),
+        (["a", "é", "a"], False),  # the last is the first, the middle is not
+        ([], True),
+    ],
+)
+def test_a_repeated_text_is_ascii_only_if_it_is(items: list[Any], ascii: bool) -> None:
+    """``object_array``'s check of a string column: a column of one string repeated
+    (kbench's ``name``) takes the identity path, and must still say what the
+    element-by-element check would."""
+    from kprofile.inputs.pickles.objects import _all_ascii_text
+
+    assert _all_ascii_text(items) is ascii
