@@ -30,7 +30,8 @@ from kprofile.inputs.specwords import (
     MASKS,
     MAX_TOKEN_BYTES,
     digest,
-    same_as_first,
+    equal_to,
+    grid_spans,
     token_words,
     windows,
 )
@@ -59,8 +60,7 @@ def grid_tokens(
     text of each code; None to hand the chunk back. ``grid``: where each row's
     segments end (rows x segments, the stem's first), in ``raw``: the ASCII bytes
     of ``joined``, padded."""
-    starts = grid[:, :-1] + 1  # rows x tokens
-    sizes = grid[:, 1:] - starts
+    starts, sizes = grid_spans(grid)  # rows x tokens
     by_column = sizes.T.copy()  # contiguous: a reduction per column is fast on it
     longest, shortest = by_column.max(axis=1), by_column.min(axis=1)
     if int(longest.max()) > MAX_TOKEN_BYTES:
@@ -87,7 +87,7 @@ def grid_tokens(
         labels = codes.reshape(len(starts), -1)[:, hashed].ravel()
         hashed_taken = np.empty(len(uniques), dtype=np.int64)
         hashed_taken[labels] = np.arange(len(labels))
-        if not same_as_first((size, *words), hashed_taken[labels]):
+        if not equal_to((size, *words), hashed_taken[labels]):
             return None
     spans = zip(starts.ravel()[taken].tolist(), sizes.ravel()[taken].tolist())
     texts = [joined[s : s + n] for s, n in spans]

@@ -26,7 +26,8 @@ from kprofile.inputs.specgrid import grid_tokens
 from kprofile.inputs.specwords import (
     MAX_TOKEN_BYTES,
     digest,
-    same_as_first,
+    equal_to,
+    grid_spans,
     token_words,
     windows,
 )
@@ -109,8 +110,7 @@ def _segments(
     """Start and length of every segment that is not a stem, each row's token count
     and the common count (-1 if the rows differ); ``grid``: ``_grid``'s."""
     if grid is not None:
-        starts = grid[:, :-1] + 1
-        sizes = grid[:, 1:] - starts
+        starts, sizes = grid_spans(grid)
         width = grid.shape[1] - 1
         return starts.ravel(), sizes.ravel(), np.full(len(grid), width), width
     row_ends = _row_ends(lengths)
@@ -133,7 +133,7 @@ def _factorize(
     codes, _ = pd.factorize(digest(words, sizes))
     codes = codes.astype(np.int64, copy=False)
     first = _first_of_each(codes)
-    return (codes if same_as_first((sizes, *words), first[codes]) else None), first
+    return (codes if equal_to((sizes, *words), first[codes]) else None), first
 
 
 def _first_of_each(codes: np.ndarray) -> np.ndarray:

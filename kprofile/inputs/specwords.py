@@ -53,9 +53,16 @@ def digest(words: list[np.ndarray], sizes: np.ndarray) -> np.ndarray:
     return mixed
 
 
-def same_as_first(columns: tuple[np.ndarray, ...], at: np.ndarray) -> bool:
+def grid_spans(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each token starts and how long it is (rows x tokens), from where each
+    row's segments end (rows x segments, the stem's first)."""
+    starts = grid[:, :-1] + 1
+    return starts, grid[:, 1:] - starts
+
+
+def equal_to(columns: tuple[np.ndarray, ...], at: np.ndarray) -> bool:
     """Whether every token's columns (size, words) equal those of the token at
-    ``at`` (the first token of its code)."""
+    ``at`` (one token of its code)."""
     return all(np.array_equal(c, c[at]) for c in columns)
 
 
