@@ -127,8 +127,12 @@ PARAMETERS = (
             "[default: geomean]"),
     _option("-p", "--pivots", multiple=True, type=Columns("-p/--pivots"),
             metavar="COLS",
-            help="The shape columns to group, join and match by (default: kbench's "
-            "runtime parameters): M,N,K or [M,N,K]."),
+            help="The shape columns to group, join and match by (default: the "
+            "problem: kbench's runtime parameters and the problem sizes the "
+            "sweep shows): M,N,K or [M,N,K]."),
+    _option("--spec", type=PathText(), metavar="SPEC.yaml",
+            help="The kbench spec the results were swept with: a key fixed in each "
+            "of its groups is a problem size, a list is tuned."),
     _option("--sort-pivots", multiple=True, type=Columns("--sort-pivots"),
             metavar="COLS", help="With --merge: sort the rows by these columns."),
     _option("--query", metavar="EXPR",
@@ -148,6 +152,9 @@ PARAMETERS = (
             help="Put the chosen config of each shape into this existing manifest."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
+    _option("--accept-foreign", is_flag=True,
+            help="With --update: put in results of another benchmark, or that "
+            "sweep parameters no entry names (refused otherwise)."),
     _option("--out-dir", type=PathText(), default=".", show_default=True,
             metavar="DIR",
             help="Folder for --diff CSVs and the --correlation PNG."),

@@ -28,9 +28,10 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "diff", "combine", "correlation", "include_shapes", "importance", "plot",
         "merge", "sort_pivots",
     )),
-    ("Shapes and rows", ("pivots", "query", "max_rows")),
+    ("Shapes and rows", ("pivots", "spec", "query", "max_rows")),
     ("Output", (
-        "output", "update", "dry_run", "out_dir", "format", "color", "quiet",
+        "output", "update", "dry_run", "accept_foreign", "out_dir", "format",
+        "color", "quiet",
         "version", "help",
     )),
 )  # fmt: skip

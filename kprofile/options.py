@@ -34,6 +34,7 @@ class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start
     correlation: bool = False
     include_shapes: bool = False  # -c: correlate the shape columns too
     pivots: tuple[str, ...] = ()
+    spec: str | None = None  # the kbench spec the results were swept with
     sort_pivots: tuple[str, ...] = ()
     query: str | None = None
     output: str | None = None
@@ -44,6 +45,7 @@ class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start
     quiet: bool = False  # no progress display
     update: str | None = None
     dry_run: bool = False
+    accept_foreign: bool = False  # --update: results of another benchmark or table
     cover: float | None = None
     time_limit: float | None = COVER_TIME_LIMIT  # --cover and --budget
     cover_loss_time_limit: float | None = COVER_LOSS_TIME_LIMIT

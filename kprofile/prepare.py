@@ -10,11 +10,13 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-from kprofile.core.columns import shape_keys
 from kprofile.core.defaults import DEFAULT_METRIC, Aggregate
 from kprofile.core.metric import Metric, default_metric, resolve_metric
+from kprofile.core.problems import problem, shape_keys, unsure_note
+from kprofile.core.structure import file_structure
 from kprofile.errors import PROG, KprofileError, Notice, usage_error
 from kprofile.inputs.load import Results
+from kprofile.inputs.results import Structure
 from kprofile.inputs.sniff import YAML
 from kprofile.modes.request import Prepared
 from kprofile.progress import SILENT, Progress
@@ -35,15 +37,20 @@ def prepare(
     progress: Progress = SILENT,
     pooled: bool = False,
     writes: str | None = None,
+    spec: str | None = None,
 ) -> tuple[Prepared, CombinedRuns | None, list[str]]:
     """What a mode reads (a mode without a metric, ``--merge``, reads the files as
     loaded), the repeated runs ``--combine`` joined, and the notes for stderr.
     Repeated runs without ``--combine`` (``_repeated``): a mode that reads every
     input as one set of measurements (``pooled``) says how it joins them; one that
-    would write an entry per run (``writes``: ``-o``, ``--update``) refuses."""
+    would write an entry per run (``writes``: ``-o``, ``--update``) refuses.
+    ``spec``: the kbench spec the results were swept with, whose groups tell the
+    problem sizes (``--spec``); else each file's structure tells them."""
     inputs, notes = list(loaded), list[str]()
     if not needs_metric:
         return Prepared(tuple(inputs), tuple(inputs), None, progress), None, notes
+    inputs = with_structure(inputs, spec)  # the files as kbench wrote them
+    notes += problem_notes(inputs, pivots)
     if query:
         inputs = _filtered(inputs, query, notes)
     if all(r.kind == "yaml" for r in inputs):
@@ -154,3 +161,45 @@ def _filtered(inputs: Sequence[Results], query: str, notes: list[str]) -> list[R
     if not kept:
         raise usage_error(f"--query {query!r} matched no rows in any input")
     return kept
+
+
+def with_structure(inputs: Sequence[Results], spec: str | None) -> list[Results]:
+    """Each input with what its structure (or the spec's groups) says of its
+    parameters, read once, before ``--query`` keeps some of its rows."""
+    if spec is not None:
+        from kprofile.inputs.specroles import read_roles  # start-up: --spec only
+
+        sizes = read_roles(spec).structure.sizes
+        return [
+            dataclasses.replace(
+                r,
+                structure=Structure(
+                    tuple(p for p in sizes if p in r.params),
+                    (),
+                    file_structure(r).constant,
+                ),
+            )
+            for r in inputs
+        ]
+    return [dataclasses.replace(r, structure=file_structure(r)) for r in inputs]
+
+
+def problem_notes(inputs: Sequence[Results], pivots: Sequence[str]) -> list[str]:
+    """The parameters taken as part of the problem without the results telling;
+    with ``-p``, the problem sizes it leaves out (problems ranked as one)."""
+    runs = [r for r in inputs if r.kind != "yaml"]
+    found = problem(runs)
+    if not pivots:
+        note = unsure_note(runs, found)
+        return [] if note is None else [note]
+    runtime = {p for r in runs for p in r.runtime}
+    fixed = {p for r in runs for p in file_structure(r).constant}
+    merged = [p for p in found.keys if p not in {*pivots, *runtime, *fixed}]
+    if not merged:
+        return []
+    where = runs[0].path if len(runs) == 1 else f"{len(runs)} inputs"
+    names = ", ".join(merged)
+    return [
+        f"{where}: warning: -p {','.join(pivots)} ranks problems with different "
+        f"{names} as one; -p {','.join([*pivots, *merged])} keeps them apart"
+    ]

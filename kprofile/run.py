@@ -27,6 +27,7 @@ from kprofile.options import Options
 from kprofile.prepare import prepare
 from kprofile.progress import SILENT, Progress
 from kprofile.render.progress import TerminalProgress
+from kprofile.render.section import Section
 from kprofile.report import Report, print_report
 from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
@@ -87,6 +88,7 @@ def _analyse(
         progress=progress,
         pooled=mode.pools,
         writes="-o" if options.output else "--update" if options.update else None,
+        spec=options.spec,
     )
     result: ModeResult = mode.handler(mode.request(options, prepared))
     sections = [*result.sections, *(noise_sections(runs) if runs else [])]
@@ -98,21 +100,7 @@ def _analyse(
         written.append(path)
         notes.append(note)
     if options.update is not None:
-        from kprofile.sinks.update import apply_update  # start-up: --update only
-
-        update = apply_update(
-            options.update,
-            result.change,
-            dry_run=options.dry_run,
-            pivots_given=bool(options.pivots),
-        )
-        if mode.views:  # the change first; the per-file summaries only with -v
-            sections = [*update.sections, *(sections if options.verbose else [])]
-        else:  # after the analysis that chose it (--ranges)
-            sections += update.sections
-        if update.written:
-            written.append(options.update)
-            notes.append(f"updated {options.update}")
+        sections = _updated(options, mode, result, sections, written, notes)
     return Report(
         tuple(sections),
         prepared.metric,
@@ -121,6 +109,36 @@ def _analyse(
         tuple(notes),
         result.failed,
     )
+
+
+def _updated(
+    options: Options,
+    mode: Mode,
+    result: ModeResult,
+    sections: list[Section],
+    written: list[str],
+    notes: list[str],
+) -> list[Section]:
+    """``--update``: the change made (``written`` and ``notes`` grow), and the
+    sections to show: the change first for the per-file views (their summaries
+    only with -v), after the analysis that chose it otherwise (--ranges)."""
+    from kprofile.sinks.update import apply_update  # start-up: --update only
+
+    assert options.update is not None  # the caller's check
+    update = apply_update(
+        options.update,
+        result.change,
+        dry_run=options.dry_run,
+        pivots_given=bool(options.pivots),
+        accept_foreign=options.accept_foreign,
+    )
+    notes += update.warnings
+    if update.written:
+        written.append(options.update)
+        notes.append(f"updated {options.update}")
+    if mode.views:
+        return [*update.sections, *(sections if options.verbose else [])]
+    return [*sections, *update.sections]
 
 
 def _say_input_problems(

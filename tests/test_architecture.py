@@ -34,6 +34,8 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.inputs.load", "tuning_codegen.manifest"): "a YAML input (PyYAML)",
     ("kprofile.prepare", "kprofile.core.runs"): "--combine, repeated runs",
     ("kprofile.prepare", "kprofile.core.query"): "--query",
+    ("kprofile.prepare", "kprofile.inputs.specroles"): "--spec",
+    ("kprofile.inputs.specroles", "tuning_codegen.manifest"): "--spec (PyYAML)",
     ("kprofile.run", "kprofile.sinks.output"): "-o",
     ("kprofile.run", "kprofile.sinks.update"): "--update",
 }

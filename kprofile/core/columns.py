@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kprofile.core.problems import is_constant
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
 from kprofile.inputs.limits import MAX_SHAPES
@@ -53,12 +54,6 @@ def row_labels(results: Results) -> np.ndarray:
     return f"{results.path} {what} " + keys
 
 
-def _is_constant(results: Results, column: str) -> bool:
-    """One value in the column (a missing value one too), from its codes."""
-    codes = results.value_codes(column)
-    return not len(codes) or bool((codes == codes[0]).all())
-
-
 def end_column(column: str) -> str:
     """Where a range over ``column`` ends (exclusive), as ``--ranges`` writes it and a
     dispatch table reads it: ``M`` -> ``M_END``, ``m`` -> ``m_end`` (the suffix in the
@@ -70,7 +65,7 @@ def shape_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns constant within this file (the problem shape, e.g. M, N, K)."""
     if results.constant is not None:
         return results.constant
-    return tuple(p for p in results.params if _is_constant(results, p))
+    return tuple(p for p in results.params if is_constant(results, p))
 
 
 def varying(results: Results, columns: Sequence[str]) -> tuple[str, ...]:
@@ -78,41 +73,13 @@ def varying(results: Results, columns: Sequence[str]) -> tuple[str, ...]:
     known = results.constant
     if known is not None:
         return tuple(c for c in columns if c not in known)
-    return tuple(c for c in columns if not _is_constant(results, c))
+    return tuple(c for c in columns if not is_constant(results, c))
 
 
 def tuning_columns(results: Results) -> tuple[str, ...]:
     """Parameter columns that vary within this file (what the sweep tuned)."""
     shape = set(shape_columns(results))
     return tuple(p for p in results.params if p not in shape)
-
-
-def common_shape_columns(inputs: Sequence[Results]) -> tuple[str, ...]:
-    """Parameter columns that every file has and that are constant within each file."""
-    if not inputs:
-        return ()
-    shared = [p for p in inputs[0].params if all(p in r.params for r in inputs[1:])]
-    return tuple(p for p in shared if all(_is_constant(r, p) for r in inputs))
-
-
-def shape_keys(
-    inputs: Sequence[Results], pivots: Sequence[str] = ()
-) -> tuple[str, ...]:
-    """What every mode tells shapes apart by, decided here once: ``-p`` as given;
-    else kbench's runtime parameters (``$M=256`` in a spec string: the problem size)
-    that every file has, in spec order; else the parameter columns constant within
-    every file (one file per shape, or files without runtime parameters)."""
-    if pivots:
-        return tuple(pivots)
-    return shared_runtime(inputs) or common_shape_columns(inputs)
-
-
-def shared_runtime(inputs: Sequence[Results]) -> tuple[str, ...]:
-    """The runtime parameters (``$M=256``) every file has, in the first one's order."""
-    if not inputs:
-        return ()
-    rest = inputs[1:]
-    return tuple(p for p in inputs[0].runtime if all(p in r.runtime for r in rest))
 
 
 def first_values(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from kprofile.core.columns import shape_keys
+from kprofile.core.problems import shape_keys
 from kprofile.inputs.load import Results
 
 
@@ -16,7 +16,7 @@ from kprofile.inputs.load import Results
 class Combined:
     """Every input's rows in one frame, and the roles of its parameter columns.
 
-    ``shape_cols``: ``kprofile.core.columns.shape_keys`` (``-p`` if given, else the
+    ``shape_cols``: ``kprofile.core.problems.shape_keys`` (``-p`` if given, else the
     kbench runtime parameters, else the columns constant within every file), so one
     file that holds several shapes is still split by shape. ``param_cols``: every other
     parameter column of any input, in first-seen order.

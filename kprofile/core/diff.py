@@ -2,7 +2,7 @@
 by shape.
 
 Shapes are the distinct values of the pivots (``-p``; by default what every mode tells
-shapes apart by, ``kprofile.core.columns.shape_keys``: kbench's runtime parameters,
+shapes apart by, ``kprofile.core.problems.shape_keys``: kbench's runtime parameters,
 else the parameter columns constant within every file). For each shape the baseline
 is the first file, in argument order, that has it; so ``kprofile -d base.pkl new.pkl``
 compares two runs, and per-shape files (``-d run1/*.pkl run2/*.pkl``) pair up by
@@ -27,10 +27,10 @@ import pandas as pd
 from kprofile.core.columns import (
     frame_shape_label,
     row_id,
-    shape_keys,
     split_by,
 )
 from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
+from kprofile.core.problems import shape_keys
 from kprofile.core.select import best_row
 from kprofile.core.values import plain
 from kprofile.errors import usage_error

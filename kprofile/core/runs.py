@@ -24,12 +24,12 @@ from kprofile.core.columns import (
     frame_shape_label,
     group_codes,
     row_labels,
-    shared_runtime,
     split_by,
 )
 from kprofile.core.combine import combine
 from kprofile.core.measure import Measured, check_columns, measure
 from kprofile.core.metric import Metric
+from kprofile.core.problems import joined_structure, shared_runtime
 from kprofile.core.repeats import Aggregate, Noise, Repeats, combine_repeats, noise
 from kprofile.inputs.load import Results
 
@@ -88,6 +88,7 @@ def combine_runs(
         file=first.file,
         row_key=FIRST_RUN,
         runtime=shared_runtime(inputs),
+        structure=joined_structure(inputs),
     )
     return CombinedRuns(
         files=tuple(inputs),

@@ -9,7 +9,7 @@ import datetime as _dt
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,18 @@ class ValueCodes:
     codes: Mapping[str, np.ndarray]
 
 
+class Structure(NamedTuple):
+    """What a file's own structure says of its compile-time parameters
+    (``kprofile.core.structure``): ``sizes``, the problem sizes (N, K of a Mojo
+    GEMM: fixed within a problem, changing with it), ``unsure``, those it cannot
+    tell from a tuning parameter (taken as part of the problem), and ``constant``,
+    the parameters with one value in the whole file."""
+
+    sizes: tuple[str, ...]
+    unsure: tuple[str, ...]
+    constant: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, eq=False)
 class Results:
     """One input file as a table.
@@ -47,7 +59,9 @@ class Results:
     spec marks as runtime (``$M=256``), which kbench's own specs use for the shape.
     ``failure``: the column holding the kind of each point kbench recorded as failed
     (``build``, ``execution``, ``timeout``; None where the point ran), when its
-    record was read (``inputs.failures``).
+    record was read (``inputs.failures``). ``structure``: the problem sizes its rows,
+    as kbench ordered them, show (None: not read yet); a record made from it (a
+    ``--query``, a group, combined runs) keeps what the file showed.
     """
 
     path: str
@@ -64,6 +78,7 @@ class Results:
     runtime: tuple[str, ...] = ()
     failure: str | None = None
     known_codes: ValueCodes | None = None
+    structure: Structure | None = None
 
     def value_codes(self, name: str) -> np.ndarray:
         """Column ``name`` as codes: equal values share one, a missing value is -1

@@ -15,12 +15,25 @@ from typing import Any, NamedTuple
 Entry = dict[str, Any]
 
 
+class Origin(NamedTuple):
+    """The results a change comes from, which ``--update`` checks against the
+    manifest: their benchmark (kbench's ``name``) and the parameters they sweep within
+    each problem. Empty: nothing to check."""
+
+    names: tuple[str, ...] = ()
+    swept: tuple[str, ...] = ()
+
+
 class Upserts(NamedTuple):
-    """One config per shape. ``pivots``: the columns to match entries by when ``-p``
-    is not given (those the manifest's entries use)."""
+    """One config per shape. ``pivots``: the columns to match entries by (those of
+    them the manifest's entries use, when ``-p`` is not given); ``fixed``: those of
+    ``pivots`` with one value in every result (N, K of a one-problem sweep: another
+    value is another problem)."""
 
     configs: tuple[Entry, ...]
     pivots: tuple[str, ...]
+    origin: Origin = Origin()
+    fixed: tuple[str, ...] = ()
 
 
 class GroupRanges(NamedTuple):
@@ -31,11 +44,13 @@ class GroupRanges(NamedTuple):
 
 
 class RangeTable(NamedTuple):
-    """The range entries ``--ranges`` chose, group by group."""
+    """The range entries ``--ranges`` chose, group by group: ``column`` where each
+    range starts, ``end`` where it ends (exclusive: ``M``, ``M_END``)."""
 
     column: str
     group_cols: tuple[str, ...]
     groups: tuple[GroupRanges, ...]
+    end: str
 
 
 class RangeReplacement(NamedTuple):
@@ -43,6 +58,7 @@ class RangeReplacement(NamedTuple):
     ``table.group_cols`` (those the manifest's entries use)."""
 
     table: RangeTable
+    origin: Origin = Origin()
 
     @property
     def pivots(self) -> tuple[str, ...]:

@@ -2,10 +2,14 @@
 byte (``--ranges --update``).
 
 Text in, text out. For each group of the results, the ``params`` entries that carry the
-range column and whose merged values equal the group's on every matched column are the
-group's old ranges: they are removed, and the group's new entries take the place of the
-first of them. A group with no old entry gets its entries after the last entry of
-``params``. A group whose old entries already equal the new ones is left alone.
+range column and its end (``M`` and ``M_END``) and whose merged values equal the group's
+on every matched column are the group's old ranges: they are removed, and the group's
+new entries take the place of the first of them. An entry without the end column is a
+point someone tuned by hand (``M: 100``): it stays, as every other entry does. The new
+ranges keep the old ones' outer bounds where those reach further (a curated first
+range from ``M: 0``, a last one to a large ``M_END``): the sweep measured only between.
+A group with no old entry gets its entries after the last entry of ``params``. A group
+whose old entries already equal the new ones is left alone.
 
 New entries are written like their neighbour: the same merge key (``<<: *defaults``;
 keys equal to what it gives are not repeated), dash and key columns, block or flow
@@ -104,6 +108,7 @@ def _owners(
             i
             for i, entry in enumerate(merged)
             if table.column in entry
+            and table.end in entry
             and all(p in entry and same_value(entry[p], group.group[p]) for p in match)
         )
         for i in owned:
@@ -134,7 +139,15 @@ def _plans(
     """What happens to each group. New entries are written like the first entry they
     replace; a new group's like the last entry that stays."""
     plans: list[_Plan | None] = [
-        _plan(g, owned, layout.items[owned[0]], merged, path) if owned else None
+        _plan(
+            _bounded(g, [merged[i] for i in owned], table),
+            owned,
+            layout.items[owned[0]],
+            merged,
+            path,
+        )
+        if owned
+        else None
         for g, owned in zip(table.groups, owners)
     ]
     gone = _gone([p for p in plans if p is not None])
@@ -144,6 +157,28 @@ def _plans(
         p if p is not None else _plan(g, (), last, merged, path)
         for g, p in zip(table.groups, plans)
     ]
+
+
+def _bounded(
+    group: GroupRanges, old: Sequence[Values], table: RangeTable
+) -> GroupRanges:
+    """The group's new ranges, the first starting where the old first did and the
+    last ending where the old last did, where those reach further."""
+    entries = [dict(e) for e in group.entries]
+    if not entries:
+        return group
+    start, end = table.column, table.end
+    starts = [e[start] for e in old if _number(e[start])]
+    ends = [e[end] for e in old if _number(e[end])]
+    if starts and _number(entries[0][start]) and min(starts) < entries[0][start]:
+        entries[0][start] = min(starts)
+    if ends and _number(entries[-1][end]) and max(ends) > entries[-1][end]:
+        entries[-1][end] = max(ends)
+    return group._replace(entries=tuple(entries))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _plan(

@@ -4,7 +4,7 @@ dispatches to.
 A mode's row (``Mode``): its flag, whether the command line asks for it (``given``),
 the function that makes its request from the command line (``request``: only what
 the mode needs), its handler (``run(request) -> ModeResult``, in ``modes/<mode>.py``)
-and what it admits: the per-file views, ``-o``, ``--update``, ``-p``, ``--combine``
+and what it admits: the per-file views, ``-o``, ``--update``, ``--combine``
 and its own options; ``pools``: it reads every input as one set of measurements (so
 repeated runs of a shape are joined, never written twice: ``kprofile.prepare``). A
 view's row (``View``): its flag, its value on the command line, its builder (in
@@ -56,7 +56,6 @@ class Mode(NamedTuple, Generic[R]):  # as View: cheaper to create than a datacla
     views: bool = False  # admits --ratio, --head, --tail, --top, --within
     output: bool = False  # -o writes the entries it selects
     update: bool = False  # --update takes the configs it selects
-    pivots: bool = True  # admits -p
     combines: bool = True  # admits --combine (needs a metric; files stay apart)
     pools: bool = False  # reads every input as one set of measurements
     options: tuple[str, ...] = ()  # its own flags (see OWN_OPTIONS)
@@ -173,7 +172,7 @@ MODES: tuple[Mode[Any], ...] = (
             _data(o, p), o.out_dir, o.include_shapes
         ),
         correlation.run,
-        pivots=False, options=("--out-dir", "--include-shapes"),
+        options=("--out-dir", "--include-shapes"),
     ),
     Mode(
         "cover", "--cover", lambda o: o.cover is not None, _cover, cover.run,

@@ -28,8 +28,8 @@ def check_options(options: Options) -> Mode:
         raise usage_error("--allow-failed only applies to --fail-above")
     if options.combine is not None and not (mode.metric and mode.combines):
         raise usage_error(f"--combine does not apply to {mode.label}")
-    if options.pivots and not mode.pivots:
-        raise usage_error(f"-p/--pivots does not apply to {mode.label}")
+    if options.spec is not None and not mode.metric:
+        raise usage_error(f"--spec does not apply to {mode.label}")
     _check_sinks(options, mode, [v for v in views if v.selects])
     if not options.files:
         raise usage_error("no input files; see kprofile --help")
@@ -49,6 +49,8 @@ def _check_sinks(options: Options, mode: Mode, selecting: list[View]) -> None:
     """-o, --update, --dry-run and --write-selection."""
     if options.dry_run and options.update is None:
         raise usage_error("--dry-run only applies to --update")
+    if options.accept_foreign and options.update is None:
+        raise usage_error("--accept-foreign only applies to --update")
     if options.write_selection and not options.output:
         raise usage_error("--write-selection only applies to -o")
     if options.output and not mode.output:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
-from kprofile.core.columns import shape_keys
 from kprofile.core.metric import Metric
+from kprofile.core.problems import problem
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
@@ -30,7 +30,7 @@ def run(request: CorrelationRequest) -> ModeResult:
     from kprofile.sinks.files import write_heatmap  # start-up: -d, -c, --plot only
 
     data = request.data
-    shapes = () if request.include_shapes else shape_keys(data.inputs)
+    shapes = () if request.include_shapes else problem(data.inputs, data.pivots).matched
     result = correlate(data.inputs, data.metric, shapes=shapes)
     written = write_heatmap(result, request.out_dir, data.metric)
     sections = correlation_sections(result, data.metric, written.paths[0])

@@ -21,16 +21,16 @@ from kprofile.core.columns import (
     Grouping,
     group_rows,
     row_label,
-    shape_keys,
     varying,
 )
 from kprofile.core.metric import Metric
+from kprofile.core.problems import problem, shape_keys
 from kprofile.core.summary import Summary, summaries
 from kprofile.core.values import entries, entry
 from kprofile.errors import Notice
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry, Upserts
-from kprofile.modes.request import Data
+from kprofile.modes.request import Data, origin_of
 from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
 from kprofile.render.section import Section
@@ -75,8 +75,13 @@ def run(request: FilesRequest) -> ModeResult:
                 advance(1)
         if selected:
             made.entries += _records(results, np.concatenate(selected))
-    pivots = shape_keys(data.inputs, pivots)
-    change = Upserts(tuple(_pivots_first(c, pivots) for c in made.configs), pivots)
+    shape = problem(data.inputs, pivots)
+    change = Upserts(
+        tuple(_pivots_first(c, shape.matched) for c in made.configs),
+        shape.matched,
+        origin_of(data.inputs, shape),
+        shape.fixed,
+    )
     return ModeResult(
         tuple(made.sections), tuple(made.entries), change, notes=tuple(made.notes)
     )
@@ -99,14 +104,16 @@ FAR = 1.10  # a written common config slower than this times the best: a warning
 def _shapes_note(results: Results) -> list[str]:
     """Say when a file holds several shapes and no ``-p`` splits them: its views (and
     an ``-o`` entry) then mix the shapes. The shape is what every mode finds
-    (``shape_keys``: kbench's runtime parameters, ``$M=256``)."""
-    shape = varying(results, shape_keys([results]))
+    (``problem``: kbench's runtime parameters and the problem sizes)."""
+    keys = shape_keys([results])
+    shape = varying(results, keys)
     if not shape:
         return []
     return [
         Notice(
-            f"{results.path}: the runtime parameters {', '.join(shape)} vary, so it "
-            f"holds several shapes; -p {','.join(shape)} shows each on its own"
+            f"{results.path}: holds several shapes ({', '.join(shape)} "
+            f"{'varies' if len(shape) == 1 else 'vary'}); "
+            f"-p {','.join(keys)} shows each on its own"
         )
     ]
 

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
-from kprofile.core.columns import end_column, shape_keys
+from kprofile.core.columns import end_column
 from kprofile.core.defaults import RANGES_TOL
 from kprofile.core.metric import Metric
+from kprofile.core.problems import problem
 from kprofile.core.values import counted, entry, shape_label
 from kprofile.manifest.change import GroupRanges, RangeReplacement, RangeTable
-from kprofile.modes.request import Data
+from kprofile.modes.request import Data, origin_of
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
 
@@ -38,10 +39,11 @@ def run(request: RangesRequest) -> ModeResult:
     from kprofile.core.ranges import ranged_groups  # start-up: --ranges only
 
     data = request.data
+    found = problem(data.inputs, data.pivots)
     result = ranged_groups(
         data.inputs,
         column=request.column,
-        pivots=shape_keys(data.inputs, data.pivots),
+        pivots=found.matched,  # a group is the problem: N, K held fixed too
         metric=data.metric,
         tol=request.tol,
         range_end=request.range_end,
@@ -56,9 +58,12 @@ def run(request: RangesRequest) -> ModeResult:
         metric=data.metric,
     )
     groups = tuple(GroupRanges(g.group.values, g.entries) for g in result.groups)
-    table = RangeTable(result.column, result.group_cols, groups)
+    table = RangeTable(
+        result.column, result.group_cols, groups, end_column(result.column)
+    )
     entries = tuple(entry(e) for e in result.entries)
-    return ModeResult(tuple(sections), entries, RangeReplacement(table))
+    change = RangeReplacement(table, origin_of(data.inputs, found))
+    return ModeResult(tuple(sections), entries, change)
 
 
 def ranges_sections(

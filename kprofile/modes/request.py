@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kprofile.core.metric import Metric
+from kprofile.core.problems import Problem, swept
 from kprofile.inputs.load import Results
+from kprofile.manifest.change import Origin
 from kprofile.progress import SILENT, Progress
 
 
@@ -33,3 +35,10 @@ class Data(NamedTuple):
     metric: Metric
     pivots: tuple[str, ...] = ()
     progress: Progress = SILENT
+
+
+def origin_of(inputs: tuple[Results, ...], found: Problem) -> Origin:
+    """What ``--update`` checks a change against the manifest by: the results'
+    benchmarks and the parameters they sweep."""
+    names = tuple(dict.fromkeys(r.name for r in inputs if r.name))
+    return Origin(names, swept(inputs, found))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from kprofile.core.columns import end_column
 from kprofile.core.metric import Metric
+from kprofile.core.problems import problem
 from kprofile.core.scorecols import (
     BEST,
     CONFIG,
@@ -97,11 +98,13 @@ def run(request: ScoreRequest) -> ModeResult:
 def measured_results(
     inputs: Sequence[Results], pivots: Sequence[str], metric: Metric, flag: str
 ) -> Measured:
-    """Every input as one table, reduced to one ratio per (shape, config)."""
+    """Every input as one table, reduced to one ratio per (shape, config). A shape
+    holds the problem's fixed columns too: a table's entry for N=4096 is not the
+    entry of results that all have N=8192."""
     from kprofile.core.combine import combine  # start-up: --score, --budget only
     from kprofile.core.measure import measure  # start-up: --score, --budget only
 
-    combined = combine(inputs, pivots)
+    combined = combine(inputs, problem(inputs, pivots).matched)
     try:
         return measure(
             combined.frame,

@@ -29,6 +29,7 @@ from kprofile.manifest.layout import Layout, read_layout
 from kprofile.manifest.ranges import GroupChange, ReplaceResult, replace_ranges
 from kprofile.manifest.upsert import ShapeChange, UpdateResult, change_details, upsert
 from kprofile.render.section import Section
+from kprofile.sinks.belongs import check_origin, fixed_warnings
 from tuning_codegen.diff import unified_diff
 from tuning_codegen.errors import memory_named
 from tuning_codegen.gcpause import paused_gc
@@ -43,14 +44,28 @@ RANGE_STATUSES = ("replaced", "added", "unchanged")
 class UpdateReport(NamedTuple):
     sections: tuple[Section, ...]  # the change (with --dry-run, its diff too)
     written: bool  # the manifest was rewritten
+    warnings: tuple[str, ...] = ()  # for stderr
+
+
+class _Edited(NamedTuple):
+    text: str
+    section: Section
+    warnings: tuple[str, ...]
 
 
 def apply_update(
-    path: str, change: ManifestChange | None, *, dry_run: bool, pivots_given: bool
+    path: str,
+    change: ManifestChange | None,
+    *,
+    dry_run: bool,
+    pivots_given: bool,
+    accept_foreign: bool = False,
 ) -> UpdateReport:
     """Make ``change`` to the manifest ``path``: locked, read, edited, and written
     atomically only if it changes and is still what was read. Without
-    ``pivots_given`` (-p), pivots no manifest entry uses are not matched on."""
+    ``pivots_given`` (-p), pivots no manifest entry uses are not matched on.
+    Results of another benchmark, or that sweep parameters no entry names, are
+    refused unless ``accept_foreign`` (``sinks.belongs``)."""
     if change is None or (isinstance(change, Upserts) and not change.configs):
         raise KprofileError(
             path, "--update: no config to put in (no successful run in any input)"
@@ -59,25 +74,33 @@ def apply_update(
     with locked([real]):
         text = read_text(path)
         with memory_named(path, "update it"):  # within every limit, too big here
-            new_text, section = _edit(change, text, path, dry_run, pivots_given)
+            edited = _edit(change, text, path, dry_run, pivots_given, accept_foreign)
+        new_text, section, warnings = edited
         if new_text == text:
-            return UpdateReport((section,), written=False)
+            return UpdateReport((section,), False, warnings)
         if dry_run:
             diff = unified_diff(text, new_text, path, path)
-            return UpdateReport((section, diff_section(path, diff)), written=False)
+            return UpdateReport((section, diff_section(path, diff)), False, warnings)
         write_locked([(path, real, new_text, text)])
-    return UpdateReport((section,), written=True)
+    return UpdateReport((section,), True, warnings)
 
 
 def _edit(
-    change: ManifestChange, text: str, path: str, dry_run: bool, pivots_given: bool
-) -> tuple[str, Section]:
-    """The manifest's new text and the section that reports the change. Without
-    ``-p``, pivots that no manifest entry uses are not matched on (``-p`` made the
-    change's pivots)."""
+    change: ManifestChange,
+    text: str,
+    path: str,
+    dry_run: bool,
+    pivots_given: bool,
+    accept_foreign: bool,
+) -> _Edited:
+    """The manifest's new text, the section that reports the change and the
+    warnings. Without ``-p``, pivots that no manifest entry uses are not matched on
+    (``-p`` made the change's pivots)."""
     with paused_gc():  # the layout's objects are many, and none of them garbage
-        layout = read_layout(text, path)  # once, for the pivots and the edit
-        return _edit_layout(change, text, layout, path, dry_run, pivots_given)
+        layout = read_layout(text, path)  # once, for the checks and the edit
+        warnings = [] if accept_foreign else check_origin(layout, change.origin, path)
+        edited = _edit_layout(change, text, layout, path, dry_run, pivots_given)
+        return edited._replace(warnings=(*warnings, *edited.warnings))
 
 
 def _edit_layout(
@@ -87,7 +110,7 @@ def _edit_layout(
     path: str,
     dry_run: bool,
     pivots_given: bool,
-) -> tuple[str, Section]:
+) -> _Edited:
     pivots: tuple[str, ...] = change.pivots
     unused: tuple[str, ...] = ()
     if not pivots_given:
@@ -101,13 +124,15 @@ def _edit_layout(
             replaced, change.table.column, path=path, match=pivots, state=state,
             unused=unused,
         )  # fmt: skip
-        return replaced.text, section
+        return _Edited(replaced.text, section, ())
     result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
     state = update_state(result.text != text, dry_run=dry_run)
     section = update_section(
         result, path=path, pivots=pivots, state=state, unused=unused
     )
-    return result.text, section
+    fixed = [p for p in change.fixed if p in pivots]
+    warnings = fixed_warnings(layout, result.changes, fixed=fixed, path=path)
+    return _Edited(result.text, section, tuple(warnings))
 
 
 def update_state(changed: bool, *, dry_run: bool) -> str:

@@ -55,14 +55,14 @@ def kb_write(tmp_path: Path) -> Callable[..., Path]:
     """Write a kbench pickle (or CSV) for ``rows`` into tmp_path and return its path."""
 
     def write(
-        name: str,
+        filename: str,
         rows: Sequence[dict[str, Any]],
         *,
         metric: str = "met (ms)",
         **meta: Any,
     ) -> Path:
         frame = kbench_frame(rows, metric=metric)
-        path = tmp_path / name
+        path = tmp_path / filename
         if path.suffix == ".csv":
             frame.drop(columns=["mesh_idx"]).to_csv(path, index=False)
         else:

@@ -54,7 +54,7 @@ def _write(path: Path, slower: float = 0.0) -> None:
             ],
             "iters": 10,
             NAME_FORMS[0]: NAME_FORMS[1],
-            "spec": [f"k/M={m}/{NAME_FORMS[2]}={bm}/{sched}={s}" for m, bm, s in rows],
+            "spec": [f"k/$M={m}/{NAME_FORMS[2]}={bm}/{sched}={s}" for m, bm, s in rows],
             "kbench_filter": "",
         }
     )
@@ -96,8 +96,10 @@ RUNS = {
     "views": [NEW, "-r", "--head", "2", "--tail", "2", "-t", "0.5", "--within",
               "0.1", "-v", *SHAPE],
     "-o": [NEW, *SHAPE, "-o", "out/best ##[warning]planted"],
-    "--update": [NEW, *SHAPE, "--update", "curated.yaml"],
-    "--update --dry-run": [NEW, *SHAPE, "--update", TABLE, "--dry-run"],
+    "--update": [NEW, *SHAPE, "--update", "curated.yaml", "--accept-foreign"],
+    "--update --dry-run": [NEW, *SHAPE, "--update", TABLE, "--dry-run",
+                           "--accept-foreign"],
+    "--update foreign": [NEW, *SHAPE, "--update", TABLE],
     "--diff": ["-d", BASE, NEW, "--out-dir", "out"],
     "--merge": ["--merge", TABLE, "curated.yaml", *SHAPE],
     "--correlation": ["-c", NEW, "--out-dir", "out"],
@@ -118,8 +120,13 @@ STYLES = {
     "markdown": ["--format", "markdown"],
     "json": ["--format", "json"],
 }
-FAILING = {"usage error": 2, "bad table": 2, "missing table": 2, "--score": 1}
-ERRORS = ("usage error", "bad table", "missing table")  # before any report: no JSON
+FAILING = {
+    "usage error": 2, "bad table": 2, "missing table": 2, "--score": 1,
+    "--update foreign": 2,
+}  # fmt: skip
+ERRORS = (  # before any report: no JSON
+    "usage error", "bad table", "missing table", "--update foreign",
+)  # fmt: skip
 CASES = [
     (mode, style)
     for mode in RUNS
@@ -190,10 +197,12 @@ def test_the_diff_csv_and_the_new_manifest_keep_their_values(
     values = {v for e in manifest.entries for v in e.values.values()}
     assert FORMS[0] in values  # the best SCHED of each shape: the first form
     assert run(capsys, "-d", BASE, NEW, "--out-dir", "out")[0] == 0
-    (csv,) = Path("out").glob("*.csv")
-    text = csv.read_text(encoding="utf-8")
-    assert f"S{HIDDEN_SHOWN}" in text.splitlines()[0]
-    assert "##\\[warning]planted" in text  # the x ##[error] form, and the path's
+    csvs = sorted(Path("out").glob("*.csv"))
+    assert len(csvs) == 2  # one a shape: M=8, M=64
+    for csv in csvs:
+        text = csv.read_text(encoding="utf-8")
+        assert f"S{HIDDEN_SHOWN}" in text.splitlines()[0]
+        assert "##\\[warning]planted" in text  # the x ##[error] form, and the path's
 
 
 def test_the_progress_display_forms_no_command(planted: Path) -> None:
@@ -218,5 +227,5 @@ def test_a_csv_names_a_file_whose_name_is_not_utf8(
     _write(tmp_path / odd)
     code, _, err = run(capsys, "-d", "base.pkl", odd, "--out-dir", ".")
     assert (code, err) == (0, "")
-    header = [p for p in tmp_path.glob("*.csv")][0].read_text().splitlines()[0]
+    header = sorted(tmp_path.glob("*.csv"))[0].read_text().splitlines()[0]
     assert header.endswith(",met (ms) [base],met (ms) [new\\udcff],ratio [new\\udcff]")

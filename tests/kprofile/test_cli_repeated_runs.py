@@ -61,7 +61,9 @@ def _rows(*paths: str) -> pd.DataFrame:
 def test_repeated_runs_written_an_entry_each_are_refused_with_the_combine_hint(
     real: Path, capsys: pytest.CaptureFixture[str], args: list[str], sink: str
 ) -> None:
-    Path("table.yaml").write_text("params:\n- M: 256\n  N: 256\n  K: 256\n  BM: 1\n")
+    Path("table.yaml").write_text(
+        "params:\n- M: 256\n  N: 256\n  K: 256\n  BM: 1\n  BN: 1\n  BK: 1\n"
+    )
     before = snapshot(real)
     code, out, err = run(capsys, "A/out.pkl", "B/out.pkl", *args)
     assert (code, out, err) == (2, "", REFUSED.format(sink=sink))
@@ -88,7 +90,9 @@ def test_combined_repeated_runs_write_one_entry_per_shape_the_median_best(
 def test_combined_repeated_runs_update_each_shape_once_without_p(
     real: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Path("table.yaml").write_text("params:\n- M: 256\n  N: 256\n  K: 256\n  BM: 1\n")
+    Path("table.yaml").write_text(
+        "params:\n- M: 256\n  N: 256\n  K: 256\n  BM: 1\n  BN: 1\n  BK: 1\n"
+    )
     code, out, err = run(
         capsys, "A/out.pkl", "B/out.pkl", "--combine", "min", "--update", "table.yaml"
     )

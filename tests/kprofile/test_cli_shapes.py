@@ -84,7 +84,7 @@ def test_the_shapes_note_and_update_agree_on_the_shape(
     """The per-file view names the columns --update groups by without -p."""
     code, _, err = run(capsys, "A/out.csv")
     assert code == 0
-    assert "the runtime parameters M, N, K vary, so it holds several shapes" in err
+    assert "holds several shapes (M, N, K vary)" in err
     assert "-p M,N,K shows each on its own" in err
 
 

@@ -248,7 +248,7 @@ def test_notices_are_said_once_and_not_with_quiet(real: Path, args: list[str]) -
     assert said.returncode == quiet.returncode == 0, said.stderr
     assert said.stderr.splitlines().count(METRIC_NOTICE) == 1
     assert len(set(said.stderr.splitlines())) == len(said.stderr.splitlines())
-    assert "runtime parameters" not in quiet.stderr
+    assert "several shapes" not in quiet.stderr
     assert METRIC_NOTICE not in quiet.stderr
     assert quiet.stdout == said.stdout
     written = [line for line in said.stderr.splitlines() if line.startswith("wrote ")]

@@ -11,12 +11,12 @@ import pytest
 from select_oracle import common_config, select_top, select_top_fraction
 
 from kprofile.core.columns import (
-    common_shape_columns,
     shape_columns,
     split_by,
     tuning_columns,
 )
 from kprofile.core.metric import Metric, metric_values
+from kprofile.core.problems import problem
 from kprofile.core.select import best_row
 from kprofile.inputs.load import load_results
 
@@ -47,7 +47,11 @@ def test_column_roles() -> None:
     assert results.params == (*TUNING, "M", "N", "K")
     assert shape_columns(results) == ("M", "N", "K")
     assert tuning_columns(results) == TUNING
-    assert common_shape_columns([load_results(f) for f in FILES]) == ("M", "N", "K")
+    fixed = tuple(  # one value in every file, and the same one
+        p for p in TUNING if pd.concat([_raw(f)[p] for f in FILES]).nunique() == 1
+    )
+    found = problem([load_results(f) for f in FILES])
+    assert (found.keys, found.fixed, found.unsure) == (("M", "N", "K"), fixed, ())
 
 
 @pytest.mark.parametrize("path", FILES)

@@ -66,7 +66,7 @@ REFUSED = [
      "--combine does not apply to --merge"),
     (["--combine", "median", "-d", "a.pkl", "b.pkl"],
      "--combine does not apply to --diff"),
-    (["-c", "a.pkl", "-p", "M"], "-p/--pivots does not apply to --correlation"),
+    (["--merge", "a.yaml", "--spec", "s.yaml"], "--spec does not apply to --merge"),
     # -o
     (["-d", "-o", "x", "a.pkl"],
      "-o writes a manifest of selected entries; --diff selects none"),

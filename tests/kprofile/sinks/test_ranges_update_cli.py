@@ -71,7 +71,8 @@ def test_update_replaces_each_group_s_ranges_and_keeps_the_rest(
     text = curated.read_bytes().decode()
     assert "\n" not in text.replace("\r\n", "")  # CRLF throughout
     text = text.replace("\r\n", "\n")
-    assert text.startswith(HEAD + "- <<: *defaults\n  N: 4096\n  K: 4096\n  M: 16\n")
+    # the curated outer bounds stay: from M 1 (the sweep starts at 16) to 65536
+    assert text.startswith(HEAD + "- <<: *defaults\n  N: 4096\n  K: 4096\n  M: 1\n")
     assert "\n" + HAND_TUNED + "- <<: *defaults\n  N: 8192\n" in text
     entries = [dict(e.values) for e in load_manifest(curated).entries]
     assert entries[5] == {
@@ -111,10 +112,9 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
     assert snapshot(curated.parent) == before
     assert "file          dry run: nothing written\n" in out
     diff = out.split("== update: table.yaml: diff (dry run, nothing written) ==\n")[1]
-    assert diff.startswith("--- table.yaml\n+++ table.yaml\n@@ -6,18 +6,40 @@\n")
-    assert (
-        "-  M: 1\r\n-  M_END: 512\r\n+  M: 16\r\n+  M_END: 144\r\n+  BM: 64\r\n" in diff
-    )
+    assert diff.startswith("--- table.yaml\n+++ table.yaml\n@@ -7,17 +7,39 @@\n")
+    # the first range keeps the curated start (M: 1), the sweep's own ends at 144
+    assert "   M: 1\r\n-  M_END: 512\r\n+  M_END: 144\r\n+  BM: 64\r\n" in diff
     assert "-- <<: *defaults\r\n-  N: 4096\r\n-  K: 4096\r\n-  M: 512\r\n" in diff
 
 

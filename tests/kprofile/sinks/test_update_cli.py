@@ -383,8 +383,10 @@ def test_update_on_a_hand_curated_table_touches_one_entry_and_appends_only(
     shutil.copyfile(EXAMPLE, manifest)
     old = EXAMPLE.read_text()
     # params[4] (M=8192, N=20480) sets CLUSTER_N: 2 and STAGES: 3; the sweep's best keeps CLUSTER_N 2, STAGES 4 (the default)
-    retuned = kb_write(
-        "M8192.pkl", example_rows(8192, 20480, 5376, {"CLUSTER_N": 2, "STAGES": 4})
+    retuned = kb_write(  # a re-run of the table as kbench's spec: its name
+        "M8192.pkl",
+        example_rows(8192, 20480, 5376, {"CLUSTER_N": 2, "STAGES": 4}),
+        name="tuning_table_sm100_bf16",
     )
     code, out, _ = run(
         capsys, str(retuned), "--update", str(manifest), "--format", "json"
@@ -408,9 +410,12 @@ def test_update_on_a_hand_curated_table_touches_one_entry_and_appends_only(
     # a shape the table does not have: appended after the last entry, nothing else moves
     shutil.copyfile(EXAMPLE, manifest)
     fresh = kb_write(
-        "M2048.pkl", example_rows(2048, 1024, 64, {"MMA_N": 128, "BLOCK_K": 32})
+        "M2048.pkl",
+        example_rows(2048, 1024, 64, {"MMA_N": 128, "BLOCK_K": 32}),
+        name="tuning_table_sm100_bf16",
     )
-    assert run(capsys, str(fresh), "--update", str(manifest))[0] == 0
+    code, _, err = run(capsys, str(fresh), "--update", str(manifest))
+    assert code == 0, err
     last = old.rindex("K_GROUP_SIZE: 2\n") + len(
         "K_GROUP_SIZE: 2\n"
     )  # end of the last entry
