@@ -22,8 +22,9 @@ one after another. Read in that order, per compile-time parameter that varies:
   Without runtime parameters (a file per shape) they are bundles of tiles, one per
   spec group, as likely as problem sizes: taken as tuned.
 
-A parameter named M, N or K that this would take for a tuning parameter is unsure
-too: a GEMM's problem sizes go by those names, whatever their place in the spec.
+Where the structure cannot tell (a parameter that changes only between blocks), a
+GEMM's names settle it: M, N or K is a problem size. One named so that the structure
+takes for a tuning parameter (swept like a tile) is unsure.
 
 It costs a few vectorized passes per parameter over its value codes, and reads the
 rows segment by segment (a run of one value) wherever the segments are few.
@@ -57,27 +58,57 @@ def file_structure(results: Results) -> Structure:
     varying = [p for p in results.params if p not in runtime and p not in constant]
     if not varying:
         return Structure((), (), constant)
-    groups = _RuntimeGroups.of([codes[p] for p in runtime], len(results.frame))
-    layouts = {p: groups.layout(codes[p]) for p in varying}
-    swept = any(not lay.determined for lay in layouts.values())
-    sizes = {p for p in varying if swept and layouts[p].determined and runtime}
-    blocked = [p for p in varying if not layouts[p].recurs and p not in sizes]
-    blocked = [
-        p
-        for p in blocked
-        if not layouts[p].determined
-        and groups.sweep_inside(layouts[p].changes, [codes[q] for q in varying])
-    ]
-    sizes |= {p for p in blocked if groups.swept_inside(codes[p])}
-    unsure = (
-        _together([p for p in blocked if p not in sizes], layouts) if runtime else set()
-    )
-    unsure |= {p for p in varying if p.upper() in GEMM_SIZES and p not in sizes}
+    sizes: list[str] = []
+    while True:  # a size found holds the others' values apart (N=4096 twice)
+        held = [codes[p] for p in (*runtime, *sizes)]
+        groups = _RuntimeGroups.of(held, len(results.frame))
+        layouts = {p: groups.layout(codes[p]) for p in varying if p not in sizes}
+        more = _sizes(groups, layouts, codes, bool(held))
+        if not more:
+            break
+        sizes += more
+    blocked = _blocked(groups, layouts, codes)
+    found = {*sizes, *(p for p in blocked if p.upper() in GEMM_SIZES)}
+    unsure = _together([p for p in blocked if p not in found], layouts)
+    unsure = unsure if runtime else set()
+    unsure |= {p for p in varying if p.upper() in GEMM_SIZES and p not in found}
     return Structure(
-        tuple(p for p in varying if p in sizes),
+        tuple(p for p in varying if p in found),
         tuple(p for p in varying if p in unsure),
         constant,
     )
+
+
+def _sizes(
+    groups: _RuntimeGroups,
+    layouts: dict[str, _Layout],
+    codes: dict[str, np.ndarray],
+    held: bool,
+) -> list[str]:
+    """The parameters the structure shows are problem sizes, within the groups of
+    what is held (the runtime values and the sizes found so far)."""
+    swept = any(not lay.determined for lay in layouts.values())
+    if held and swept:
+        determined = [p for p, lay in layouts.items() if lay.determined]
+        if determined:
+            return determined
+    blocked = _blocked(groups, layouts, codes)
+    return [p for p in blocked if groups.swept_inside(codes[p])]
+
+
+def _blocked(
+    groups: _RuntimeGroups, layouts: dict[str, _Layout], codes: dict[str, np.ndarray]
+) -> list[str]:
+    """The parameters each of whose values is one block within a group, with a sweep
+    inside: problem sizes, or the slowest tile of a spec group."""
+    others = [codes[q] for q in layouts]
+    return [
+        p
+        for p, lay in layouts.items()
+        if not lay.recurs
+        and not lay.determined
+        and groups.sweep_inside(lay.changes, others)
+    ]
 
 
 def _mesh_order(results: Results) -> np.ndarray | None:
@@ -155,13 +186,20 @@ class _RuntimeGroups(NamedTuple):
 
     def swept_inside(self, codes: np.ndarray) -> bool:
         """Whether, in kbench's order, the runtime values change inside this
-        parameter's runs, each runtime value one block there (so the parameter is
-        slower than the runtime ones: a spec group's fixed value)."""
+        parameter's runs, each runtime value one block there, so the parameter is
+        slower than the runtime ones (a spec group's fixed value). A tile whose
+        other values failed at one runtime value runs on into the next one's block
+        too, but changes inside it, and its values come back: a problem size
+        changes only where the runtime values do, or has each value in one run
+        (two groups whose $M lists meet at one value)."""
         if self.groups < 2:
             return False
         kept = codes[1:] == codes[:-1]
-        moves = (self.ids[1:] != self.ids[:-1]) & kept
+        runtime = self.ids[1:] != self.ids[:-1]
+        moves = runtime & kept
         if not bool(moves.any()):
+            return False
+        if bool((~kept & ~runtime).any()) and _recurs(codes, kept):
             return False
         run = np.r_[0, np.cumsum(~kept)]
         starts = np.flatnonzero(np.r_[True, ~kept | moves])
@@ -194,6 +232,13 @@ def _tuple_ids(columns: np.ndarray) -> np.ndarray:
     for codes in columns:
         ids = np.asarray(pd.factorize(ids * (int(codes.max()) + 2) + codes + 1)[0])
     return ids
+
+
+def _recurs(codes: np.ndarray, kept: np.ndarray) -> bool:
+    """Whether a value comes back in ``codes`` after another (``kept``: where a row
+    holds the previous row's value)."""
+    firsts = codes[np.flatnonzero(np.r_[True, ~kept])]
+    return len(np.unique(firsts)) < len(firsts)
 
 
 def _together(blocked: Sequence[str], layouts: dict[str, _Layout]) -> set[str]:

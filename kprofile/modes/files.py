@@ -75,7 +75,7 @@ def run(request: FilesRequest) -> ModeResult:
                 advance(1)
         if selected:
             made.entries += _records(results, np.concatenate(selected))
-    shape = problem(data.inputs, pivots)
+    shape = problem(data.inputs, data.pivots)
     change = Upserts(
         tuple(_pivots_first(c, shape.matched) for c in made.configs),
         shape.matched,
