@@ -70,8 +70,8 @@ def stale_annotations(
 
 
 def first_changed_line(update: TargetUpdate, table: Table) -> int:
-    """1-based line of ``update.old`` where ``table``'s region first differs from
-    its region in ``update.new``."""
+    """The line of ``update.old`` where ``table``'s region first differs from its
+    region in ``update.new``, numbered as git numbers it (LFs counted)."""
     old, new = Lines(update.old), Lines(update.new)
     markers = Markers(
         table.name, table.begin_marker, table.end_marker, table.language.comment
@@ -80,10 +80,12 @@ def first_changed_line(update: TargetUpdate, table: Table) -> int:
     after = find_region(new, markers, update.path)
     was = old.lines[before.begin + 1 : before.end]
     now = new.lines[after.begin + 1 : after.end]
+    first = before.begin + 1 + min(len(was), len(now))
     for offset, (a, b) in enumerate(zip(was, now)):
         if a != b:
-            return before.begin + 2 + offset
-    return before.begin + 2 + min(len(was), len(now))
+            first = before.begin + 1 + offset
+            break
+    return old.number(first)
 
 
 def error_annotations(
