@@ -10,8 +10,9 @@ or, for a caller that holds the locks and planned from known contents:
         transaction.commit()  # check every target is unchanged, then rename them all
 
 ``stage`` writes the new text (or bytes) to ``.<name>.tuning-codegen-<pid>.tmp`` beside
-the target (a name too long for that is cut and given a hash), with the target's mode
-(and owner and group where permitted), and syncs it to disk.
+the target (a name too long for that is cut and given a hash), with the target's mode,
+owner and group (where permitted) and extended attributes (ACLs, SELinux labels: one
+warning for those it cannot give), and syncs it to disk.
 ``commit`` checks that every target still holds the text it was planned from, then
 puts every temporary in place (``renames``: swapped with its target, so that an edit
 saved in between is seen); if a rename fails, or a target was edited in between, the
@@ -39,12 +40,13 @@ from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any, NamedTuple
 
-from tuning_codegen.errors import InputError, InputErrors, Interrupted
+from tuning_codegen.errors import InputError, InputErrors, Interrupted, warn
 from tuning_codegen.locks import locked
 from tuning_codegen.renames import Old, edited, exchange, held_old, read_all
 from tuning_codegen.signals import SIGNALS, block_signals
 from tuning_codegen.targetfiles import (
     cannot_write,
+    copy_attributes,
     copy_metadata,
     no_temporary,
     writable_target,
@@ -162,11 +164,13 @@ class Transaction:
         try:
             write_all(fd, _encoded(text))
             copy_metadata(fd, info)
+            lost = None if info is None else copy_attributes(shown, real, fd)
             os.fsync(fd)
         except OSError as exc:
             raise cannot_write(shown, exc) from None
         finally:
             os.close(fd)
+        warn([lost] if lost is not None else [])
         planned = None if old is None else _encoded(old)
         self._staged.append(_Staged(shown, real, temp, planned, info))
 
