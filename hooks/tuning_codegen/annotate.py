@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 
-from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.errors import InputError, InputWarning, quote_path
 from tuning_codegen.generate import TargetUpdate
 from tuning_codegen.printable import OLD_COMMAND
 from tuning_codegen.splice import Lines, Markers, find_region
@@ -22,6 +22,7 @@ from tuning_codegen.table import Table
 
 STALE_TITLE = "stale tuning table"
 ERROR_TITLE = "tuning-codegen error"
+WARNING_TITLE = "tuning-codegen warning"
 
 
 def escape_data(text: str) -> str:
@@ -35,14 +36,16 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(file: str | None, line: int | None, title: str, message: str) -> str:
-    """One ``::error`` command; ``file`` None: about no file (the repository, a
-    folder), shown at the top of the run's annotations."""
+def command(
+    file: str | None, line: int | None, title: str, message: str, kind: str = "error"
+) -> str:
+    """One ``::error`` (or ``::warning``) command; ``file`` None: about no file (the
+    repository, a folder), shown at the top of the run's annotations."""
     properties = [] if file is None else [f"file={escape_property(quote_path(file))}"]
     if line is not None:
         properties.append(f"line={line}")
     properties.append(f"title={escape_property(title)}")
-    return f"::error {','.join(properties)}::{escape_data(message)}"
+    return f"::{kind} {','.join(properties)}::{escape_data(message)}"
 
 
 def workspace_path(path: str, cwd: str | None = None) -> str:
@@ -99,3 +102,12 @@ def error_annotations(
             yield command(None, None, ERROR_TITLE, message)
             continue
         yield command(shown(path), error.location.line, ERROR_TITLE, error.message)
+
+
+def warning_annotation(
+    warning: InputWarning, shown: Callable[[str], str] = workspace_path
+) -> str:
+    """A ``::warning`` command on the warning's line (a likely typo's key)."""
+    where = warning.location
+    return command(shown(where.path), where.line, WARNING_TITLE, warning.message,
+                   kind="warning")  # fmt: skip
