@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 from tuning_codegen.errors import InputError, InputWarning, quote_path
 from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.hunknames import EntryNames
 from tuning_codegen.printable import OLD_COMMAND
 from tuning_codegen.splice import Lines, Markers, find_region
 from tuning_codegen.table import Table
@@ -61,20 +63,29 @@ def stale_annotations(
     updates: Sequence[TargetUpdate], shown: Callable[[str], str] = workspace_path
 ) -> Iterator[str]:
     """One command per stale region, on the first line of the region that differs
-    in the file as it is."""
+    in the file as it is, naming the entry that line falls in."""
     for update in updates:
+        names = EntryNames(update)
         for table in update.stale_tables:
-            line = first_changed_line(update, table)
+            line, entry = first_change(update, table, names)
+            where = f" (first in {entry})" if entry else ""
             message = (
-                f"the region of table '{table.name}' is stale: its manifest or snippet "
-                f"changed; run tuning-codegen to regenerate it"
+                f"the region of table '{table.name}' is stale{where}: its manifest or "
+                f"snippet changed; run tuning-codegen to regenerate it"
             )
             yield command(shown(update.path), line, STALE_TITLE, message)
 
 
-def first_changed_line(update: TargetUpdate, table: Table) -> int:
-    """The line of ``update.old`` where ``table``'s region first differs from its
-    region in ``update.new``, numbered as git numbers it (LFs counted)."""
+class FirstChange(NamedTuple):
+    line: int  # of the file as it is, numbered as git numbers it
+    entry: str  # the entry it falls in, as a hunk header names it ("": none)
+
+
+def first_change(
+    update: TargetUpdate, table: Table, names: EntryNames | None = None
+) -> FirstChange:
+    """Where ``table``'s region in ``update.old`` first differs from its region in
+    ``update.new``: the line (LFs counted), and the entry of the new text there."""
     old, new = Lines(update.old), Lines(update.new)
     markers = Markers(
         table.name, table.begin_marker, table.end_marker, table.language.comment
@@ -83,12 +94,15 @@ def first_changed_line(update: TargetUpdate, table: Table) -> int:
     after = find_region(new, markers, update.path)
     was = old.lines[before.begin + 1 : before.end]
     now = new.lines[after.begin + 1 : after.end]
-    first = before.begin + 1 + min(len(was), len(now))
-    for offset, (a, b) in enumerate(zip(was, now)):
-        if a != b:
-            first = before.begin + 1 + offset
-            break
-    return old.number(first)
+    offset = next(
+        (at for at, (a, b) in enumerate(zip(was, now)) if a != b),
+        min(len(was), len(now)),
+    )
+    last = max(after.begin + 1, after.end - 1)  # lines only taken out: the one above
+    entry = (names or EntryNames(update))(
+        new.number(min(after.begin + 1 + offset, last)) - 1
+    )
+    return FirstChange(old.number(before.begin + 1 + offset), entry)
 
 
 def error_annotations(

@@ -12,15 +12,17 @@ can start a line of output (a workflow command in a CI log, say).
 - ``json``: one document on stdout at the end, for a CI tool or an editor::
 
     {"format": "tuning-codegen-report", "version": 1, "exit_code": 1,
-     "tables": [{"name", "target", "status", "line"?, "error"?}],
+     "tables": [{"name", "target", "status", "line"?, "entry"?, "error"?}],
      "files": [{"path", "status", "tables", "diff"?}],
      "errors": [{"path", "line", "message"}],
      "warnings": [{"path", "line", "message"}]}
 
   A table's ``status`` is ``fresh``, ``stale`` (``--check``), ``regenerated`` or
   ``error`` (``--list``); ``line`` is the first line of its region that differs, in
-  the file as it was. Paths are strings as the text format shows them, unquoted (JSON
-  escapes what it must). A usage error (an unknown option) prints no document.
+  the file as it was, and ``entry`` the entry it falls in, as the diff's hunk header
+  names it (``# index: [3] M=256/N=4096/K=4096``; "" for none). Paths are strings
+  as the text format shows them, unquoted (JSON escapes what it must). A usage
+  error (an unknown option) prints no document.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ from typing import Any, TextIO
 
 from tuning_codegen.annotate import (
     error_annotations,
-    first_changed_line,
+    first_change,
     stale_annotations,
     warning_annotation,
 )
 from tuning_codegen.diff import unified_diff
 from tuning_codegen.errors import InputError, InputWarning, quote_path
 from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.hunknames import EntryNames
 from tuning_codegen.printable import escape_commands, escape_json
 
 PROG = "tuning-codegen"
@@ -70,10 +73,12 @@ def plural(count: int, word: str) -> str:
 
 
 def diff_text(update: TargetUpdate, diffs: Diffs) -> str:
-    """The unified diff of one stale target, labels quoted as git quotes them."""
+    """The unified diff of one stale target, labels quoted as git quotes them, each
+    hunk naming the entry it changes first (``hunknames``)."""
     fromfile, tofile = (quote_path(label) for label in diffs.label(update.path))
     header = f"diff --git {fromfile} {tofile}\n" if diffs.git_style else ""
-    return header + unified_diff(update.old, update.new, fromfile, tofile)
+    named = EntryNames(update)
+    return header + unified_diff(update.old, update.new, fromfile, tofile, named)
 
 
 class TextReporter:
@@ -208,12 +213,13 @@ class JsonReporter:
         diffs: Diffs | None,
     ) -> None:
         for update in updates:
+            names = EntryNames(update) if update.stale else None
             for table in update.tables:
                 row: dict[str, Any] = {"name": table.name}
                 row["target"] = shown(table.target)
                 if table in update.stale_tables:
                     row["status"] = changed
-                    row["line"] = first_changed_line(update, table)
+                    row["line"], row["entry"] = first_change(update, table, names)
                 else:
                     row["status"] = "fresh"
                 self.tables.append(row)

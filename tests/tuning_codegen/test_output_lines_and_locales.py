@@ -65,7 +65,7 @@ def test_a_stale_region_is_annotated_on_the_line_git_numbers(codegen_repo: Any) 
     [row] = [t for t in document["tables"] if t["name"] == "small-py"]
     assert (row["status"], row["line"]) == ("stale", line)
     text = tool("--check").stdout  # the diff's own numbers: git's
-    assert f"\n@@ -{line - 3},6 +{line - 3},6 @@\n" in text  # 3 lines of context
+    assert f"\n@@ -{line - 3},6 +{line - 3},6 @@ # index: [1] M=128\n" in text
 
 
 def test_a_marker_error_names_the_lines_git_numbers(codegen_repo: Any) -> None:
