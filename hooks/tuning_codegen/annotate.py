@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
-from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.errors import InputError, InputWarning, quote_path
 from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.hunknames import EntryNames
 from tuning_codegen.printable import OLD_COMMAND
 from tuning_codegen.splice import Lines, Markers, find_region
 from tuning_codegen.table import Table
 
 STALE_TITLE = "stale tuning table"
 ERROR_TITLE = "tuning-codegen error"
+WARNING_TITLE = "tuning-codegen warning"
 
 
 def escape_data(text: str) -> str:
@@ -35,14 +38,16 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(file: str | None, line: int | None, title: str, message: str) -> str:
-    """One ``::error`` command; ``file`` None: about no file (the repository, a
-    folder), shown at the top of the run's annotations."""
+def command(
+    file: str | None, line: int | None, title: str, message: str, kind: str = "error"
+) -> str:
+    """One ``::error`` (or ``::warning``) command; ``file`` None: about no file (the
+    repository, a folder), shown at the top of the run's annotations."""
     properties = [] if file is None else [f"file={escape_property(quote_path(file))}"]
     if line is not None:
         properties.append(f"line={line}")
     properties.append(f"title={escape_property(title)}")
-    return f"::error {','.join(properties)}::{escape_data(message)}"
+    return f"::{kind} {','.join(properties)}::{escape_data(message)}"
 
 
 def workspace_path(path: str, cwd: str | None = None) -> str:
@@ -58,20 +63,29 @@ def stale_annotations(
     updates: Sequence[TargetUpdate], shown: Callable[[str], str] = workspace_path
 ) -> Iterator[str]:
     """One command per stale region, on the first line of the region that differs
-    in the file as it is."""
+    in the file as it is, naming the entry that line falls in."""
     for update in updates:
+        names = EntryNames(update)
         for table in update.stale_tables:
-            line = first_changed_line(update, table)
+            line, entry = first_change(update, table, names)
+            where = f" (first in {entry})" if entry else ""
             message = (
-                f"the region of table '{table.name}' is stale: its manifest or snippet "
-                f"changed; run tuning-codegen to regenerate it"
+                f"the region of table '{table.name}' is stale{where}: its manifest or "
+                f"snippet changed; run tuning-codegen to regenerate it"
             )
             yield command(shown(update.path), line, STALE_TITLE, message)
 
 
-def first_changed_line(update: TargetUpdate, table: Table) -> int:
-    """1-based line of ``update.old`` where ``table``'s region first differs from
-    its region in ``update.new``."""
+class FirstChange(NamedTuple):
+    line: int  # of the file as it is, numbered as git numbers it
+    entry: str  # the entry it falls in, as a hunk header names it ("": none)
+
+
+def first_change(
+    update: TargetUpdate, table: Table, names: EntryNames | None = None
+) -> FirstChange:
+    """Where ``table``'s region in ``update.old`` first differs from its region in
+    ``update.new``: the line (LFs counted), and the entry of the new text there."""
     old, new = Lines(update.old), Lines(update.new)
     markers = Markers(
         table.name, table.begin_marker, table.end_marker, table.language.comment
@@ -80,10 +94,15 @@ def first_changed_line(update: TargetUpdate, table: Table) -> int:
     after = find_region(new, markers, update.path)
     was = old.lines[before.begin + 1 : before.end]
     now = new.lines[after.begin + 1 : after.end]
-    for offset, (a, b) in enumerate(zip(was, now)):
-        if a != b:
-            return before.begin + 2 + offset
-    return before.begin + 2 + min(len(was), len(now))
+    offset = next(
+        (at for at, (a, b) in enumerate(zip(was, now)) if a != b),
+        min(len(was), len(now)),
+    )
+    last = max(after.begin + 1, after.end - 1)  # lines only taken out: the one above
+    entry = (names or EntryNames(update))(
+        new.number(min(after.begin + 1 + offset, last)) - 1
+    )
+    return FirstChange(old.number(before.begin + 1 + offset), entry)
 
 
 def error_annotations(
@@ -97,3 +116,12 @@ def error_annotations(
             yield command(None, None, ERROR_TITLE, message)
             continue
         yield command(shown(path), error.location.line, ERROR_TITLE, error.message)
+
+
+def warning_annotation(
+    warning: InputWarning, shown: Callable[[str], str] = workspace_path
+) -> str:
+    """A ``::warning`` command on the warning's line (a likely typo's key)."""
+    where = warning.location
+    return command(shown(where.path), where.line, WARNING_TITLE, warning.message,
+                   kind="warning")  # fmt: skip

@@ -4,13 +4,17 @@ A repository that runs Modular's ``tuning_codegen.py`` from Bazel has one test r
 table, e.g. ``modular_run_binary_test(name = "sm100_bf16_tuning_codegen_test", args =
 ["--check", "--manifest=...", ...], binary = ":tuning_codegen")``. The BUILD file is
 parsed with ``ast`` (Starlark is Python syntax) and never executed; only literal
-strings, lists of them and ``+`` between them are read. Paths stay as written: Bazel
-runs the tool from the workspace root, so the registry is meant to be saved there.
+strings, lists of them and ``+`` between them are read. What only Bazel would know is
+refused at its line, never written down as a path: a make variable in an argument
+(``$(location :t)``, ``$(execpath ...)``, ``$(VAR)``, ``$$``), a call (``select()``,
+``glob()``, a macro), a variable. Paths stay as written: Bazel runs the tool from the
+workspace root, so the registry is meant to be saved there.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -31,6 +35,7 @@ OPTIONAL = ("indent", "language")
 DROPPED = ("check",)
 SUFFIXES = ("_tuning_codegen_test", "_test")
 MAX_BUILD_BYTES = 16 * 2**20
+MAKE_VARIABLE = re.compile(r"\$(\([^)]*\)?|\$|\w+|.?)")
 
 
 class _NotStatic(Exception):
@@ -80,16 +85,48 @@ def _codegen_calls(tree: ast.AST, path: str) -> Iterator[ast.Call]:
             args = _strings(keywords["args"])
         except _NotStatic:
             if binary is not None or _mentions_codegen(node):
-                raise InputError(
-                    path,
-                    "args of this codegen rule cannot be read without running "
-                    "Starlark (a variable or a function call); write them as a list "
-                    "of string literals",
-                    line=keywords["args"].lineno,
-                ) from None
+                raise _not_static(keywords["args"], path) from None
             continue
         if _has_reference_flags(args):
+            _refuse_make_variables(keywords["args"], path)
             yield node
+
+
+def _not_static(args: ast.expr, path: str) -> InputError:
+    """What in a codegen rule's ``args`` only running Starlark would give, at its
+    line: the first call (``select()``, ``glob()``) or variable."""
+    what, line = "a value", args.lineno
+    for node in ast.walk(args):
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func)
+            known = " (Bazel picks it by configuration)" if name == "select" else ""
+            what, line = f"{name}(){known}", node.lineno
+            break
+        if isinstance(node, ast.Name | ast.Attribute):
+            what, line = f"the variable {ast.unparse(node)}", node.lineno
+            break
+    return InputError(
+        path,
+        f"args of this codegen rule cannot be read without running Starlark: {what} "
+        "is known to Bazel only; write them as a list of string literals",
+        line=line,
+    )
+
+
+def _refuse_make_variables(args: ast.expr, path: str) -> None:
+    """An argument holding a make variable (``$(location :t)``, ``$(VAR)``, ``$$``)
+    is what Bazel expands it to, which only Bazel knows."""
+    for node in ast.walk(args):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found = MAKE_VARIABLE.search(node.value)
+            if found is not None:
+                raise InputError(
+                    path,
+                    f"{node.value!r} holds the make variable {found.group()!r}, which "
+                    "Bazel expands when it runs the rule; write the path it stands "
+                    "for",
+                    line=node.lineno,
+                )
 
 
 def _is_codegen_label(node: ast.expr) -> bool:

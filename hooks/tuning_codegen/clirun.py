@@ -79,16 +79,37 @@ class PipeSafe:
 
 @contextlib.contextmanager
 def pipe_safe() -> Iterator[None]:
-    """stdout and stderr as ``PipeSafe`` streams while the command runs."""
+    """stdout and stderr as ``PipeSafe`` streams while the command runs, each
+    escaping what its encoding cannot show."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = PipeSafe(sys.stdout)
-    sys.stderr = PipeSafe(sys.stderr)
+    with escaping(sys.stdout), escaping(sys.stderr):
+        sys.stdout = PipeSafe(sys.stdout)
+        sys.stderr = PipeSafe(sys.stderr)
+        try:
+            yield
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            sys.stdout, sys.stderr = saved
+
+
+@contextlib.contextmanager
+def escaping(stream: TextIO) -> Iterator[None]:
+    """A character the stream's encoding cannot show (``日本`` in a Latin-1 or
+    ASCII locale, ``PYTHONIOENCODING=latin-1``) written as its escape (``\\u65e5``,
+    as ``one_line`` writes invisible ones) rather than ending the run with exit 3
+    (``strict``, or ``surrogateescape`` in the C locale: what is printed has no
+    surrogates, ``quote_path`` escaped a file name's undecodable bytes)."""
+    errors = getattr(stream, "errors", None)
+    reconfigure = getattr(stream, "reconfigure", None)
+    if errors not in ("strict", "surrogateescape") or reconfigure is None:
+        yield  # stderr escapes already (backslashreplace), or not a text stream
+        return
+    reconfigure(errors="backslashreplace")
     try:
         yield
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        sys.stdout, sys.stderr = saved
+        reconfigure(errors=errors)
 
 
 def run_command(command: click.Command, argv: Sequence[str] | None, prog: str) -> int:

@@ -17,7 +17,13 @@ import click
 
 from tuning_codegen.bazel import import_bazel
 from tuning_codegen.clirun import run_command
-from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, InputError, InputErrors
+from tuning_codegen.errors import (
+    EXIT_INPUT_ERROR,
+    EXIT_OK,
+    InputError,
+    InputErrors,
+    heard_by,
+)
 from tuning_codegen.flags import BAZEL, FLAGS, REGISTRY, SINGLE, Flag, Request
 from tuning_codegen.hookargs import hook_mode, split
 from tuning_codegen.report import REPORTERS, Reporter
@@ -159,10 +165,11 @@ def _one_table(request: Request, reporter: Reporter) -> int:
 
 
 def reported(reporter: Reporter, run: Callable[[], int]) -> int:
-    """``run()``'s exit code, told to ``reporter``; its errors too, before the error
-    policy prints them on stderr."""
+    """``run()``'s exit code, told to ``reporter``; its warnings as they come, and
+    its errors before the error policy prints them on stderr."""
     try:
-        code = run()
+        with heard_by(reporter.warned):
+            code = run()
     except (InputError, InputErrors) as exc:
         reporter.failed(exc.errors if isinstance(exc, InputErrors) else (exc,))
         reporter.finish(EXIT_INPUT_ERROR)

@@ -7,7 +7,10 @@ set aside first; in what remains, lines that occur exactly once on each side are
 matched in order (the longest increasing run of them, as in patience diff), and the
 stretches between matches are diffed the same way, down to stretches small enough for
 difflib's quadratic matcher. A small file is compared by difflib whole, as it always
-was. Hunks have three lines of context, like ``diff -u``.
+was. Hunks have three lines of context, like ``diff -u``; each hunk's header may name
+what its first change falls in, as git names the function (``heading``): ``@@ -20,7
++20,7 @@ # index: [3] M=256/N=4096/K=4096``, text ``git apply`` and ``patch``
+skip.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from tuning_codegen.gcpause import paused_gc
 
@@ -26,6 +29,7 @@ SMALL_FILE = 1_000_000  # ... and a whole file (0.1 s at worst)
 
 Block = tuple[int, int, int]  # a[i:i+n] == b[j:j+n]
 Op = tuple[str, int, int, int, int]  # tag, a[i1:i2], b[j1:j2]
+Heading = Callable[[int], str]  # a line of the new text (0-based) -> what it is in
 
 
 def diff_lines(text: str) -> list[str]:
@@ -38,8 +42,13 @@ def diff_lines(text: str) -> list[str]:
     return lines
 
 
-def unified_diff(old: str, new: str, fromfile: str, tofile: str) -> str:
-    """``old`` -> ``new`` as a unified diff ("" if they are equal)."""
+def unified_diff(
+    old: str, new: str, fromfile: str, tofile: str, heading: Heading | None = None
+) -> str:
+    """``old`` -> ``new`` as a unified diff ("" if they are equal); ``heading``
+    names, after a hunk's ranges, what the hunk's first change falls in: it is given
+    that change's first line in ``new`` (for lines only taken out, the line before
+    them; -1 at the top) and returns one line of text, or "" for none."""
     a, b = diff_lines(old), diff_lines(new)
     with paused_gc():
         hunks = list(_hunks(_opcodes(matching_blocks(a, b), len(a), len(b))))
@@ -47,7 +56,7 @@ def unified_diff(old: str, new: str, fromfile: str, tofile: str) -> str:
         return ""
     out = [f"--- {fromfile}\n", f"+++ {tofile}\n"]
     for hunk in hunks:
-        out.append(_header(hunk))
+        out.append(_header(hunk, heading))
         for tag, i1, i2, j1, j2 in hunk:
             if tag == "equal":
                 out += [f" {line}\n" for line in a[i1:i2]]
@@ -186,10 +195,21 @@ def _hunks(ops: list[Op]) -> Iterator[list[Op]]:
         yield hunk
 
 
-def _header(hunk: list[Op]) -> str:
-    return (
-        f"@@ -{_range(hunk[0][1], hunk[-1][2])} +{_range(hunk[0][3], hunk[-1][4])} @@\n"
+def _header(hunk: list[Op], heading: Heading | None) -> str:
+    ranges = (
+        f"@@ -{_range(hunk[0][1], hunk[-1][2])} +{_range(hunk[0][3], hunk[-1][4])} @@"
     )
+    named = "" if heading is None else heading(_first_change(hunk))
+    return f"{ranges} {named}\n" if named else f"{ranges}\n"
+
+
+def _first_change(hunk: list[Op]) -> int:
+    """The line of the new text where ``hunk`` first changes (lines only taken out:
+    the line before them)."""
+    for tag, _, _, j1, j2 in hunk:
+        if tag != "equal":
+            return j1 if j2 > j1 else j1 - 1
+    return -1
 
 
 def _range(start: int, stop: int) -> str:

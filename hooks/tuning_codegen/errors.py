@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import NamedTuple
 
@@ -71,10 +71,34 @@ class InputWarning(NamedTuple):
         return one_line(f"{self.location}: warning: {self.message}")
 
 
+_HEARING: list[Callable[[InputWarning], None]] = []  # besides stderr, innermost last
+
+
 def warn(warnings: Iterable[InputWarning]) -> None:
-    """Print each warning on stderr, now."""
+    """Print each warning on stderr, now, and tell it to whoever is hearing them
+    (``heard_by``: an output format that shows warnings its own way)."""
     for warning in warnings:
         print(warning, file=sys.stderr)
+        for hear in _HEARING:
+            hear(warning)
+
+
+class heard_by:  # noqa: N801 (used as a function: ``with heard_by(reporter.warned):``)
+    """While the block runs, every warning is also told to ``hear``."""
+
+    def __init__(self, hear: Callable[[InputWarning], None]) -> None:
+        self.hear = hear
+
+    def __enter__(self) -> None:
+        _HEARING.append(self.hear)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        _HEARING.remove(self.hear)
 
 
 class InputErrors(Exception):

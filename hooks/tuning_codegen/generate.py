@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from tuning_codegen.errors import (
     InputError,
@@ -23,7 +24,7 @@ from tuning_codegen.errors import (
 )
 from tuning_codegen.formatter import Target, formatted_insides
 from tuning_codegen.gcpause import paused_gc
-from tuning_codegen.manifest import parse_manifest
+from tuning_codegen.manifest import Entry, parse_manifest
 from tuning_codegen.markerset import MarkerSet, marker_set
 from tuning_codegen.paths import find_git_root
 from tuning_codegen.render import render_region, typo_warnings
@@ -57,10 +58,17 @@ class TargetUpdate:
     real: str = ""  # the file written: symlinks resolved
     insides: Mapping[str, str] = field(default_factory=dict)
     """Each of ``tables``' new region, lines ending in LF (formatted, if it is)."""
+    entries: Mapping[str, tuple[Entry, ...]] = field(default_factory=dict)
+    """Each of ``tables``' manifest entries, in order (what a hunk header names)."""
 
     @property
     def stale(self) -> bool:
         return self.old != self.new
+
+
+class Rendered(NamedTuple):
+    text: str  # the region's lines, joined by LF, no final one
+    entries: tuple[Entry, ...]  # the manifest's, in order
 
 
 def render_table(
@@ -68,7 +76,7 @@ def render_table(
     files: Files | None = None,
     forbidden: Mapping[str, str] | None = None,
     indent: str | None = None,
-) -> str:
+) -> Rendered:
     """The region of ``table``; ``forbidden``: every marker of its target; ``indent``
     the indent of its lines when not the table's own (``indent: marker``)."""
     files = files or WorkingTree()
@@ -99,7 +107,7 @@ def render_table(
         )
     warn(typo_warnings(manifest.entries, snippets, table.manifest))
     warn(trailing_comma_warnings(table, snippets))
-    return region
+    return Rendered(region, manifest.entries)
 
 
 def plan(
@@ -185,14 +193,18 @@ def plan_target(
     lines = split_lines(old)
     begins = {r.table: lines[r.begin] for r in regions}
     insides: dict[str, str] = {}
+    entries: dict[str, tuple[Entry, ...]] = {}
     errors: list[InputError] = []
     for table in group:
         own = table.indent_from_marker
         indent = _marker_indent(begins.get(table.name, "")) if own else None
         try:
-            insides[table.name] = render_table(table, files, forbidden, indent) + "\n"
+            rendered = render_table(table, files, forbidden, indent)
         except InputErrors as exc:
             errors.extend(exc.errors)
+            continue
+        insides[table.name] = rendered.text + "\n"
+        entries[table.name] = rendered.entries
     if errors or located:
         raise InputErrors([*errors, *located])
     formatter = group[0].formatter
@@ -209,7 +221,7 @@ def plan_target(
     if guard:
         check_regions_intact(new, everyone, shown)
     stale = _stale(lines, everyone, regions, insides)
-    return TargetUpdate(shown, old, new, tuple(group), stale, real, insides)
+    return TargetUpdate(shown, old, new, tuple(group), stale, real, insides, entries)
 
 
 def _located(

@@ -111,12 +111,33 @@ _JSON_ESCAPES = {
 }
 
 
-def escape_json(document: str) -> str:
+def escape_json(document: str, encoding: str | None = None) -> str:
     """A JSON document (``json.dumps``, indented) as printed: the same values, with
     controls, line breaks and invisible characters in strings as ``\\uXXXX``
     escapes, and ``##[`` as ``##\\u005b`` (an indented document never starts a line
-    with ``::``: its strings are quoted)."""
-    return document.translate(_JSON_ESCAPES).replace(OLD_COMMAND, "##\\u005b")
+    with ``::``: its strings are quoted); and, for a stream in ``encoding``, every
+    character it cannot encode as a JSON escape too (a Latin-1 locale, ``日本``)."""
+    escaped = document.translate(_JSON_ESCAPES).replace(OLD_COMMAND, "##\\u005b")
+    if encoding is None:
+        return escaped
+    try:
+        escaped.encode(encoding)
+    except UnicodeEncodeError:
+        return _NON_ASCII.sub(lambda m: _encodable(m.group(), encoding), escaped)
+    except LookupError:  # an encoding Python does not know: it writes nothing
+        pass
+    return escaped
+
+
+_NON_ASCII = re.compile("[^\\x00-\\x7f]")
+
+
+def _encodable(char: str, encoding: str) -> str:
+    try:
+        char.encode(encoding)
+    except UnicodeEncodeError:
+        return _json_escape(char)
+    return char
 
 
 def one_line(text: str) -> str:

@@ -8,18 +8,21 @@ can start a line of output (a workflow command in a CI log, say).
 - ``text``: ``regenerated PATH (tables: ...)``, unified diffs, the listing; errors are
   the ``path:line: error:`` lines the error policy prints on stderr.
 - ``github``: the same, plus a GitHub Actions ``::error`` command per stale region
-  (before the diffs) and per error, on stdout.
+  (before the diffs) and per error, and a ``::warning`` per warning, on stdout.
 - ``json``: one document on stdout at the end, for a CI tool or an editor::
 
     {"format": "tuning-codegen-report", "version": 1, "exit_code": 1,
-     "tables": [{"name", "target", "status", "line"?, "error"?}],
+     "tables": [{"name", "target", "status", "line"?, "entry"?, "error"?}],
      "files": [{"path", "status", "tables", "diff"?}],
-     "errors": [{"path", "line", "message"}]}
+     "errors": [{"path", "line", "message"}],
+     "warnings": [{"path", "line", "message"}]}
 
   A table's ``status`` is ``fresh``, ``stale`` (``--check``), ``regenerated`` or
   ``error`` (``--list``); ``line`` is the first line of its region that differs, in
-  the file as it was. Paths are strings as the text format shows them, unquoted (JSON
-  escapes what it must). A usage error (an unknown option) prints no document.
+  the file as it was, and ``entry`` the entry it falls in, as the diff's hunk header
+  names it (``# index: [3] M=256/N=4096/K=4096``; "" for none). Paths are strings
+  as the text format shows them, unquoted (JSON escapes what it must). A usage
+  error (an unknown option) prints no document.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ from typing import Any, TextIO
 
 from tuning_codegen.annotate import (
     error_annotations,
-    first_changed_line,
+    first_change,
     stale_annotations,
+    warning_annotation,
 )
 from tuning_codegen.diff import unified_diff
-from tuning_codegen.errors import InputError, quote_path
+from tuning_codegen.errors import InputError, InputWarning, quote_path
 from tuning_codegen.generate import TargetUpdate
+from tuning_codegen.hunknames import EntryNames
 from tuning_codegen.printable import escape_commands, escape_json
 
 PROG = "tuning-codegen"
@@ -68,10 +73,12 @@ def plural(count: int, word: str) -> str:
 
 
 def diff_text(update: TargetUpdate, diffs: Diffs) -> str:
-    """The unified diff of one stale target, labels quoted as git quotes them."""
+    """The unified diff of one stale target, labels quoted as git quotes them, each
+    hunk naming the entry it changes first (``hunknames``)."""
     fromfile, tofile = (quote_path(label) for label in diffs.label(update.path))
     header = f"diff --git {fromfile} {tofile}\n" if diffs.git_style else ""
-    return header + unified_diff(update.old, update.new, fromfile, tofile)
+    named = EntryNames(update)
+    return header + unified_diff(update.old, update.new, fromfile, tofile, named)
 
 
 class TextReporter:
@@ -158,6 +165,9 @@ class TextReporter:
     def failed(self, errors: Sequence[InputError]) -> None:
         """Errors: the error policy prints them on stderr."""
 
+    def warned(self, warning: InputWarning) -> None:
+        """A warning: printed on stderr already."""
+
     def finish(self, code: int) -> None:
         """The exit code: nothing more to print."""
 
@@ -172,6 +182,9 @@ class GithubReporter(TextReporter):
         self.out.write("".join(line + "\n" for line in error_annotations(errors)))
         self.out.flush()
 
+    def warned(self, warning: InputWarning) -> None:
+        self.out.write(warning_annotation(warning) + "\n")
+
 
 class JsonReporter:
     """``--format json``: one document, printed when the exit code is known
@@ -182,6 +195,7 @@ class JsonReporter:
         self.tables: list[dict[str, Any]] = []
         self.files: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
+        self.warnings: list[dict[str, Any]] = []
 
     def written(self, updates: Sequence[TargetUpdate], shown: Shown) -> None:
         self._updates(updates, shown, "regenerated", None)
@@ -199,12 +213,13 @@ class JsonReporter:
         diffs: Diffs | None,
     ) -> None:
         for update in updates:
+            names = EntryNames(update) if update.stale else None
             for table in update.tables:
                 row: dict[str, Any] = {"name": table.name}
                 row["target"] = shown(table.target)
                 if table in update.stale_tables:
                     row["status"] = changed
-                    row["line"] = first_changed_line(update, table)
+                    row["line"], row["entry"] = first_change(update, table, names)
                 else:
                     row["status"] = "fresh"
                 self.tables.append(row)
@@ -238,6 +253,12 @@ class JsonReporter:
     def failed(self, errors: Sequence[InputError]) -> None:
         self.errors.extend(_error(e) for e in errors)
 
+    def warned(self, warning: InputWarning) -> None:
+        where = warning.location
+        self.warnings.append(
+            {"path": where.path, "line": where.line, "message": warning.message}
+        )
+
     def finish(self, code: int) -> None:
         document = {
             "format": "tuning-codegen-report",
@@ -246,6 +267,7 @@ class JsonReporter:
             "tables": self.tables,
             "files": self.files,
             "errors": self.errors,
+            "warnings": self.warnings,
         }
         self.out.write(escape_json(json.dumps(document, indent=2)) + "\n")
         self.out.flush()

@@ -3,10 +3,11 @@
 A region is everything strictly between the line holding its begin marker and the line
 holding its end marker. Lines are what the reference tool splits (``str.splitlines``):
 LF, CRLF and a lone CR end a line, and so do a form feed, a vertical tab, NEL, U+2028
-and the other breaks it knows. Each marker occurs on exactly one line, begin before
-end; with a comment prefix given (the target's language), a marker line must be a
-comment line: only indentation before the prefix. The regions of the tables sharing a
-target never share a line, nest or overlap.
+and the other breaks it knows; but a line is *numbered* as git and editors number it,
+counting LFs only (``Lines.number``), in every message. Each marker occurs on exactly
+one line, begin before end; with a comment prefix given (the target's language), a
+marker line must be a comment line: only indentation before the prefix. The regions of
+the tables sharing a target never share a line, nest or overlap.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ class Region:
     begin: int
     end: int
 
-    def lines(self) -> str:
-        return f"lines {self.begin + 1}-{self.end + 1}"
+    def lines(self, numbered: Lines) -> str:
+        return f"lines {numbered.number(self.begin)}-{numbered.number(self.end)}"
 
 
 def split_lines(text: str) -> list[str]:
@@ -71,6 +72,11 @@ class Lines:
         self.lines = split_lines(text)
         self.starts = [0, *accumulate(map(len, self.lines))]
         self._found: dict[str, list[int]] | None = None
+
+    def number(self, index: int) -> int:
+        """The line number (1-based) of line ``index`` as git, ``diff`` and editors
+        count: LFs only, so a form feed or a U+2028 before it starts no line."""
+        return self.text.count("\n", 0, self.starts[index]) + 1
 
     def look_for(self, markers: Iterable[str]) -> None:
         """Find many markers in one scan of the text (``holding`` then answers from
@@ -111,7 +117,7 @@ def _find_marker(
     if not found:
         raise InputError(path, f"{what} marker {marker!r} not found")
     if len(found) > 1:
-        first, second = found[0] + 1, found[1] + 1
+        first, second = lines.number(found[0]), lines.number(found[1])
         raise InputError(
             path,
             f"{what} marker {marker!r} occurs {len(found)} times "
@@ -126,7 +132,7 @@ def _find_marker(
             path,
             f"{what} marker {marker!r} is not on a comment line: only indentation "
             f"may come before '{comment}'",
-            line=index + 1,
+            line=lines.number(index),
         )
     return index
 
@@ -137,30 +143,30 @@ def find_region(lines: Lines, markers: Markers, path: str) -> Region:
     if e <= b:
         raise InputError(
             path,
-            f"end marker {markers.end!r} (line {e + 1}) must come after "
-            f"begin marker {markers.begin!r} (line {b + 1})",
-            line=e + 1,
+            f"end marker {markers.end!r} (line {lines.number(e)}) must come after "
+            f"begin marker {markers.begin!r} (line {lines.number(b)})",
+            line=lines.number(e),
         )
     return Region(markers.table, b, e)
 
 
-def _clash(first: Region, second: Region, path: str) -> InputError:
+def _clash(first: Region, second: Region, path: str, lines: Lines) -> InputError:
     """``second`` starts inside ``first`` (regions sorted by their begin line)."""
     a, b = f"'{first.table}'", f"'{second.table}'"
+    one, two = first.lines(lines), second.lines(lines)
     if (first.begin, first.end) == (second.begin, second.end):
-        what = f"tables {a} and {b} use the same marker lines ({first.lines()})"
+        what = f"tables {a} and {b} use the same marker lines ({one})"
     elif second.end <= first.end:
         what = (
-            f"the region of table {b} ({second.lines()}) is nested in the region "
-            f"of table {a} ({first.lines()})"
+            f"the region of table {b} ({two}) is nested in the region of table "
+            f"{a} ({one})"
         )
     else:
-        what = (
-            f"the regions of tables {a} ({first.lines()}) and {b} "
-            f"({second.lines()}) overlap"
-        )
+        what = f"the regions of tables {a} ({one}) and {b} ({two}) overlap"
     return InputError(
-        path, f"{what}; each region needs its own lines", line=second.begin + 1
+        path,
+        f"{what}; each region needs its own lines",
+        line=lines.number(second.begin),
     )
 
 
@@ -178,7 +184,7 @@ def locate(text: str, tables: Sequence[Markers], path: str) -> list[Region]:
     ordered = sorted(regions, key=lambda r: (r.begin, r.end))
     for first, second in zip(ordered, ordered[1:]):
         if second.begin <= first.end:
-            errors.append(_clash(first, second, path))
+            errors.append(_clash(first, second, path, lines))
     if errors:
         raise InputErrors(errors)
     return regions

@@ -1,7 +1,9 @@
 """A target about to be replaced: whether it may be (a regular, writable file outside
 ``.git``, on a file system mounted read-write), and its temporary's content and
-metadata (the target's mode, and owner and group where permitted). Every refusal is
-one ``path: error: cannot write: ...`` line."""
+metadata (the target's mode, owner and group where permitted, and its extended
+attributes: POSIX ACLs, SELinux labels and the rest). Every refusal is one
+``path: error: cannot write: ...`` line; extended attributes that cannot be kept are
+one warning."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import errno
 import os
 import stat
 
-from tuning_codegen.errors import InputError
+from tuning_codegen.errors import InputError, InputWarning, Location
 from tuning_codegen.textio import file_kind
+
+NO_ATTRIBUTES = frozenset({errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS})
 
 
 def in_git_folder(path: str) -> bool:
@@ -84,3 +88,51 @@ def copy_metadata(fd: int, info: os.stat_result | None) -> None:
         except PermissionError:
             continue
     os.fchmod(fd, stat.S_IMODE(info.st_mode))
+
+
+def copy_attributes(shown: str, real: str, fd: int) -> InputWarning | None:
+    """The target's extended attributes (``system.posix_acl_access``,
+    ``security.selinux``, ``user.*`` ...) given to the temporary ``fd``, and those it
+    was born with but the target has not (an ACL a folder's default gives) taken
+    away; a warning naming those that cannot be given (not permitted here, or not
+    kept by the file system). After the mode: an ACL's mask is the group's bits."""
+    if not hasattr(os, "listxattr"):  # not Linux: no such calls
+        return None
+    try:
+        names = os.listxattr(real)
+    except OSError as exc:
+        if exc.errno in NO_ATTRIBUTES:  # the file system keeps none: none to lose
+            return None
+        return _lost(shown, ["(any)"], exc)
+    _drop_others(fd, set(names))
+    lost: list[str] = []
+    reason: OSError | None = None
+    for name in names:
+        try:
+            os.setxattr(fd, name, os.getxattr(real, name))
+        except OSError as exc:
+            lost.append(name)
+            reason = reason or exc
+    return None if reason is None else _lost(shown, lost, reason)
+
+
+def _drop_others(fd: int, keep: set[str]) -> None:
+    try:
+        born = os.listxattr(fd)
+    except OSError:
+        return
+    for name in born:
+        if name not in keep:
+            try:
+                os.removexattr(fd, name)
+            except OSError:
+                continue  # a label the system gives every file: it stays
+
+
+def _lost(shown: str, names: list[str], exc: OSError) -> InputWarning:
+    reason = exc.strerror or str(exc)
+    return InputWarning(
+        Location(shown),
+        f"cannot keep its extended attributes ({', '.join(names)}): {reason}; the "
+        "rewritten file has the others",
+    )

@@ -10,11 +10,15 @@ or, for a caller that holds the locks and planned from known contents:
         transaction.commit()  # check every target is unchanged, then rename them all
 
 ``stage`` writes the new text (or bytes) to ``.<name>.tuning-codegen-<pid>.tmp`` beside
-the target (a name too long for that is cut and given a hash), with the target's mode
-(and owner and group where permitted), and syncs it to disk.
+the target (a name too long for that is cut and given a hash), with the target's mode,
+owner and group (where permitted) and extended attributes (ACLs, SELinux labels: one
+warning for those it cannot give), and syncs it to disk.
 ``commit`` checks that every target still holds the text it was planned from, then
-renames every temporary over its target; if a rename fails, the targets already renamed
-get their old text back. Leaving the block any other way (an error, or a signal whose
+puts every temporary in place (``renames``: swapped with its target, so that an edit
+saved in between is seen); if a rename fails, or a target was edited in between, the
+targets already renamed get their old file back, the edit included, and the run fails
+with ``path: error: changed by another program while it was being replaced; ...``.
+Leaving the block any other way (an error, or a signal whose
 default action ends the process: SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
 SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR and the real-time signals)
 removes the temporaries, so every target stays as it was. Between the first and the
@@ -31,15 +35,18 @@ import os
 import signal
 import stat
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
-from tuning_codegen.errors import InputError, Interrupted
+from tuning_codegen.errors import InputError, InputErrors, Interrupted, warn
 from tuning_codegen.locks import locked
+from tuning_codegen.renames import Old, edited, exchange, held_old, read_all
 from tuning_codegen.signals import SIGNALS, block_signals
 from tuning_codegen.targetfiles import (
     cannot_write,
+    copy_attributes,
     copy_metadata,
     no_temporary,
     writable_target,
@@ -53,7 +60,6 @@ from tuning_codegen.tempfiles import (
     sync_folders,
     temporary_path,
 )
-from tuning_codegen.textio import read_bytes
 
 __all__ = [
     "MAX_NAME_BYTES",
@@ -67,6 +73,10 @@ __all__ = [
     "write_text_atomic",
 ]
 
+EDITED = (
+    "changed by another program while it was being replaced; it is kept as that "
+    "program left it, and nothing was written: run again"
+)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
 Content = str | bytes  # text is written as UTF-8
 
@@ -82,6 +92,12 @@ class _Staged:
     temp: str
     old: bytes | None
     info: os.stat_result | None
+
+
+class _Placed(NamedTuple):
+    staged: _Staged
+    old: Old | None  # the target's file before the rename, held open
+    aside: str | None  # the name holding it after an exchange (the temporary's)
 
 
 class Transaction:
@@ -148,61 +164,87 @@ class Transaction:
         try:
             write_all(fd, _encoded(text))
             copy_metadata(fd, info)
+            lost = None if info is None else copy_attributes(shown, real, fd)
             os.fsync(fd)
         except OSError as exc:
             raise cannot_write(shown, exc) from None
         finally:
             os.close(fd)
+        warn([lost] if lost is not None else [])
         planned = None if old is None else _encoded(old)
         self._staged.append(_Staged(shown, real, temp, planned, info))
 
     def commit(self) -> None:
-        """Rename every staged file over its target, or change none of them."""
-        for staged in self._staged:
-            _check_unchanged(staged)
-        self._deferring = True  # a signal waits until every rename is done or undone
-        held = block_signals() if self._handle_signals else None
-        done: list[_Staged] = []
-        try:
+        """Put every staged file in place, or change none of the targets: each must
+        hold the text it was planned from, before the renames and (its old file
+        compared, ``renames``) after them; an edit saved meanwhile is put back."""
+        with ExitStack() as olds:
+            held: list[Old | None] = []
             for staged in self._staged:
-                try:
-                    os.replace(staged.temp, staged.real)
-                except OSError as exc:
-                    _restore(done)
-                    raise cannot_write(staged.shown, exc) from None
-                self._temps.remove(staged.temp)
-                done.append(staged)
-        finally:
-            if held is not None:  # what came meanwhile is delivered now
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
-            self._deferring = False
-        sync_folders({os.path.dirname(s.real) for s in done})
+                held.append(held_old(staged.shown, staged.real, staged.old))
+                if held[-1] is not None:
+                    olds.callback(os.close, held[-1].fd)
+            placed = self._place_all(held)
+        sync_folders({os.path.dirname(p.staged.real) for p in placed})
         if self._pending is not None:
             raise Interrupted(self._pending)
 
-
-def _check_unchanged(staged: _Staged) -> None:
-    if staged.old is None:
-        return
-    try:
-        current = read_bytes(staged.real)
-    except InputError:
-        current = None
-    if current != staged.old:
-        raise InputError(staged.shown, "changed while regenerating; run again")
-
-
-def _restore(done: list[_Staged]) -> None:
-    """Give the targets already renamed their old text back (best effort)."""
-    for staged in reversed(done):
+    def _place_all(self, held: list[Old | None]) -> list[_Placed]:
+        """Rename every temporary into place with signals held back; undo them all
+        if one fails or a target was edited meanwhile."""
+        self._deferring = True  # a signal waits until every rename is done or undone
+        mask = block_signals() if self._handle_signals else None
+        placed: list[_Placed] = []
         try:
-            if staged.info is None:
-                os.unlink(staged.real)
-                continue
-            assert staged.old is not None, "an existing target is staged with its old"
-            with Transaction(handle_signals=False) as undo:
-                undo.stage(staged.shown, staged.real, staged.old)
-                undo.commit()
+            for staged, old in zip(self._staged, held):
+                try:
+                    placed.append(self._place(staged, old))
+                except FileNotFoundError:  # deleted meanwhile
+                    _undo(placed)
+                    raise InputError(staged.shown, EDITED) from None
+                except OSError as exc:
+                    _undo(placed)
+                    raise cannot_write(staged.shown, exc) from None
+            changed = [p.staged.shown for p in placed if edited(p.old, p.aside)]
+            if changed:
+                _undo(placed)
+                raise InputErrors(InputError(shown, EDITED) for shown in changed)
+            for aside in [p.aside for p in placed if p.aside is not None]:
+                remove_quietly(aside)  # what the target was: as planned, replaced
+                self._temps.remove(aside)
+        finally:
+            if mask is not None:  # what came meanwhile is delivered now
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            self._deferring = False
+        return placed
+
+    def _place(self, staged: _Staged, old: Old | None) -> _Placed:
+        """Swap the temporary with its target where it can (the temporary's name
+        then holds the old file), else rename it over the target."""
+        if old is not None and exchange(staged.temp, staged.real):
+            return _Placed(staged, old, staged.temp)
+        os.replace(staged.temp, staged.real)
+        self._temps.remove(staged.temp)
+        return _Placed(staged, old, None)
+
+
+def _undo(placed: list[_Placed]) -> None:
+    """Put back what every target placed was (best effort): the old file swapped
+    back where it was exchanged, else its bytes as they are now written again."""
+    for done in reversed(placed):
+        staged = done.staged
+        try:
+            if done.aside is not None:
+                exchange(done.aside, staged.real)
+            elif staged.info is None:
+                os.unlink(staged.real)  # a new file
+            else:
+                again = staged.old if done.old is None else read_all(done.old.fd)
+                if again is None:
+                    continue  # staged with nothing to put back
+                with Transaction(handle_signals=False) as undo:
+                    undo.stage(staged.shown, staged.real, again)
+                    undo.commit()
         except (OSError, InputError):
             continue
 

@@ -5,9 +5,11 @@ to a placeholder the entry does not set itself.
 typo is a key of the entry's own (not merged), used by no placeholder, within one or
 two edits (insert, delete, substitute, swap two neighbours) or a change of case of a
 placeholder that the entry leaves to a merge key or not set at all. Short names need
-to be closer (``BM`` is not a typo of ``BN``): two edits from 6 letters on, one from
-3, otherwise case only. Keys no placeholder uses but close to none (``name``,
-``dtype``, ``AUTOTUNING_MODE``, ``TUNE_GRID_DIM_X`` in real tables) stay silent.
+to be closer: two edits from 6 letters on, one from 2 (``BKK: 64`` for the tile's
+``BK``, which the defaults would render silently), and a one-letter name or key only
+by case (``m`` for ``M``; ``K`` is not ``BK`` left out). Keys no placeholder uses but
+close to none (``name``, ``dtype``, ``AUTOTUNING_MODE``, ``TUNE_GRID_DIM_X`` in real
+tables) stay silent.
 
 The cost stays near-linear in the snippet: its names are gathered once (``Names``),
 and a snippet of more than ``SEARCHED`` distinct placeholders (no real table has a
@@ -62,14 +64,17 @@ def close_name(key: str, names: tuple[str, ...]) -> str | None:
     """The name of ``names`` (sorted) ``key`` is most likely a typo of, if any."""
     best: tuple[int, str] | None = None
     for name in names:
-        distance = _distance(key.lower(), name.lower(), _allowed(name))
+        distance = _distance(key.lower(), name.lower(), _allowed(key, name))
         if distance is not None and (best is None or distance < best[0]):
             best = (distance, name)
     return None if best is None else best[1]
 
 
-def _allowed(name: str) -> int:
-    return 2 if len(name) >= 6 else 1 if len(name) >= 3 else 0
+def _allowed(key: str, name: str) -> int:
+    """Edits a key may be from ``name`` and still be its typo."""
+    if len(key) < 2:
+        return 0
+    return 2 if len(name) >= 6 else 1 if len(name) >= 2 else 0
 
 
 def _distance(a: str, b: str, limit: int) -> int | None:

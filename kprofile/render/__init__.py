@@ -33,7 +33,7 @@ def render(
     its colours. ``header`` (metric, inputs, skipped, written) only goes into JSON.
     """
     if fmt == "json":
-        stream.write(render_json(sections, header))
+        stream.write(render_json(sections, header, getattr(stream, "encoding", None)))
     elif fmt == "markdown":
         stream.write(render_markdown(sections))
     elif colour == "always" or stream.isatty():

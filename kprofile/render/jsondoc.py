@@ -53,10 +53,12 @@ def section_json(section: Section) -> dict[str, Any]:
     return data
 
 
-def render_json(sections: Sequence[Section], header: dict[str, Any]) -> str:
+def render_json(
+    sections: Sequence[Section], header: dict[str, Any], encoding: str | None = None
+) -> str:
     """One JSON document: ``header`` (metric, inputs, skipped, written) and the
-    ``sections``."""
+    ``sections``; what ``encoding`` (the stream's) cannot hold, as JSON escapes."""
     document = dict(header)
     document["sections"] = [section_json(s) for s in sections]
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
-    return escape_json(text) + "\n"
+    return escape_json(text, encoding) + "\n"

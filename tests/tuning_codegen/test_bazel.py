@@ -3,10 +3,12 @@ is parsed, never executed; what cannot be read statically is a clean error."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from support import BIN
 
 from tuning_codegen.bazel import import_bazel
 from tuning_codegen.errors import InputError
@@ -141,3 +143,56 @@ def test_nothing_in_the_build_file_runs(tmp_path: Path) -> None:
     imported = import_bazel(text, "BUILD")
     assert not marker.exists()
     assert "__import__" in imported  # the name is data, written as a quoted string
+
+
+MULTILINE = """\
+run_binary_test(
+    name = "x_test",
+    args = [
+        "--check",
+        "--manifest", "m.yaml", "--snippet=s.snippet",
+        "--target={target}",
+        "--begin-marker=BEGIN-X", "--end-marker=END-X", "--source-label=m.yaml",
+    ]{more},
+    binary = ":tuning_codegen",
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "more", "message"),
+    [
+        ("$(location :configs)", "",
+         "BUILD.bazel:6: error: '--target=$(location :configs)' holds the make "
+         "variable '$(location :configs)', which Bazel expands when it runs the "
+         "rule; write the path it stands for"),
+        ("$(execpath //k:configs.mojo)", "", "BUILD.bazel:6: error: '--target="
+         "$(execpath //k:configs.mojo)' holds the make variable '$(execpath "
+         "//k:configs.mojo)', which"),
+        ("$(GENDIR)/t.mojo", "", "BUILD.bazel:6: error: '--target=$(GENDIR)/t.mojo' "
+         "holds the make variable '$(GENDIR)', which"),
+        ("cost$$.mojo", "", "BUILD.bazel:6: error: '--target=cost$$.mojo' holds the "
+         "make variable '$$', which"),
+        ("t.mojo", ' + select({\n        "//conditions:default": [],\n    })',
+         "BUILD.bazel:8: error: args of this codegen rule cannot be read without "
+         "running Starlark: select() (Bazel picks it by configuration) is known to "
+         "Bazel only; write them as a list of string literals"),
+        ("t.mojo", ' + glob(["*.snippet"])', "BUILD.bazel:8: error: args of this "
+         "codegen rule cannot be read without running Starlark: glob() is known to "
+         "Bazel only"),
+        ("t.mojo", " + EXTRA_ARGS", "BUILD.bazel:8: error: args of this codegen rule "
+         "cannot be read without running Starlark: the variable EXTRA_ARGS is known "
+         "to Bazel only"),
+    ],
+)  # fmt: skip
+def test_what_only_bazel_knows_is_refused_at_its_line(
+    tmp_path: Path, target: str, more: str, message: str
+) -> None:
+    """Before, ``$(location x)`` was imported as a path, exit 0."""
+    (tmp_path / "BUILD.bazel").write_text(MULTILINE.format(target=target, more=more))
+    done = subprocess.run(
+        [str(BIN / "tuning-codegen"), "--import-bazel", "BUILD.bazel"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(message) and done.stderr.count("\n") == 1

@@ -115,7 +115,7 @@ def test_check_prints_diff_and_writes_nothing(
     assert out.splitlines()[:3] == [
         "--- tuning_configs.mojo",
         "+++ tuning_configs.mojo",
-        "@@ -114,7 +114,7 @@",
+        "@@ -114,7 +114,7 @@ # index: [0] M=128/N=2112/K=7168",
     ]
     assert (
         "-            block_tile_shape=Index(128, 112, 128),\n+            block_tile_shape=Index(128, 128, 128),\n"

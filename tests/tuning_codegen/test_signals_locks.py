@@ -45,22 +45,15 @@ SIGNALS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGA
 IGNORED = {"SIGXFSZ"}  # Python sets it to SIG_IGN at start-up (writes get EFBIG)
 FAULTS = ["SIGSEGV", "SIGBUS", "SIGABRT", "SIGFPE", "SIGILL", "SIGTRAP", "SIGSYS"]
 
-BETWEEN_RENAMES = """\
-import os, signal, sys
-signame = sys.argv[1]
-real_replace = os.replace
-renamed = []
 
-def replace(source, target):
-    real_replace(source, target)
-    renamed.append(target)
-    if len(renamed) == 1:  # between the first rename and the second
-        os.kill(os.getpid(), getattr(signal, signame))
-
-os.replace = replace
-from tuning_codegen.cli import main
-raise SystemExit(main([]))
-"""
+def between_renames(name: str) -> list[str]:
+    """The command that runs tuning-codegen with signal ``name`` sent to it as it
+    makes its first rename (strace injects it on entering the first
+    ``renameat2``): it arrives between the first rename and the second."""
+    number = int(getattr(signal, name))  # strace's SIGRTMIN is the kernel's, not libc's
+    inject = f"inject=renameat2:signal={number}:when=1"
+    return ["strace", "-qq", "-o", "/dev/null", "-e", "trace=renameat2",
+            "-e", inject, SCRIPT]  # fmt: skip
 
 
 def two_stale_targets(repo: Any) -> None:
@@ -83,7 +76,7 @@ def test_a_signal_between_two_renames_waits_for_the_second(
     """Before, SIGHUP here left one target new and the other old."""
     two_stale_targets(codegen_repo)
     done = subprocess.run(
-        [sys.executable, "-c", BETWEEN_RENAMES, name],
+        between_renames(name),
         capture_output=True, text=True, timeout=120, preexec_fn=no_core_dumps,
     )  # fmt: skip
     signum = getattr(signal, name)
@@ -106,7 +99,7 @@ def test_a_fault_sent_between_two_renames_ends_the_run_after_the_second(
     targets are renamed, then ends the process, both targets written."""
     two_stale_targets(codegen_repo)
     done = subprocess.run(
-        [sys.executable, "-c", BETWEEN_RENAMES, name],
+        between_renames(name),
         capture_output=True, text=True, timeout=120, preexec_fn=no_core_dumps,
     )  # fmt: skip
     assert done.returncode == -getattr(signal, name), done.stderr

@@ -8,12 +8,15 @@ the project ships and on tables shaped as Modular's real ones are (the keys
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
-from support import BIN, PROJECT
+import yaml
+from support import BIN, PROJECT, Hooked, env_for, local_hook
 
 from tuning_codegen.typos import close_name
 
@@ -79,7 +82,7 @@ def test_a_typo_of_a_missing_placeholder_is_a_hint_in_the_error(table: Path) -> 
     "entry",
     [
         "  CLUSTR: 2\n  CLUSTER: 2\n",  # the entry sets CLUSTER itself
-        "  BM: 2\n",  # short names: BM is no typo of a BN
+        "  N: 2\n",  # a one-letter key is no BN left half written
         "  name: bench\n  dtype: bf16\n  AUTOTUNING_MODE: true\n",
         "  _template: null\n",
     ],
@@ -299,7 +302,11 @@ def test_tables_shaped_as_modulars_are_silent(
     [
         ("CLUSTR", ("CLUSTER", "CLUSTER_N"), "CLUSTER"),
         ("m", ("M",), "M"),
-        ("BM", ("BN",), None),
+        ("BM", ("BN",), "BN"),  # two letters: one edit
+        ("BKK", ("BK", "BM", "BN"), "BK"),
+        ("bk", ("BK",), "BK"),
+        ("K", ("BK",), None),  # a one-letter key: case only
+        ("MM", ("M",), None),  # a one-letter name: case only
         ("MMA", ("MMB",), "MMB"),
         ("TILE_X", ("TILE_M", "TILE_N"), "TILE_M"),  # the first of two as close
         ("TUNE_GRID_DIM_X", ("TUNE_CLUSTER_DIM_X", "TUNE_SPLITS"), None),
@@ -309,3 +316,53 @@ def test_tables_shaped_as_modulars_are_silent(
 )
 def test_close_name(key: str, names: tuple[str, ...], meant: str | None) -> None:
     assert close_name(key, names) == meant
+
+
+SM90 = "kernels/tuning_table_sm90_fp8.yaml"
+BKK = f"{SM90}:17: warning: key 'BKK' is used by no placeholder; did you mean 'BK'?"
+
+
+def two_letter_typo(repo: Any) -> None:
+    """``BKK: 64`` meant as the entry's ``BK``: the defaults' ``BK: 128`` renders, so
+    the region does not even change."""
+    repo.edit(SM90, "  BN: 112\n", "  BN: 112\n  BKK: 64\n")
+
+
+@pytest.mark.parametrize("hook", [[], ["--hook"]])
+def test_a_two_letter_typo_warns_in_every_format(
+    codegen_repo: Any, hook: list[str]
+) -> None:
+    two_letter_typo(codegen_repo)
+    codegen_repo.git("add", SM90)
+    for fmt in ("text", "github", "json"):
+        done = subprocess.run([TOOL, *hook, "--check", "--format", fmt],
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert (done.returncode, done.stderr) == (0, BKK + "\n"), fmt
+        if fmt == "text":
+            assert done.stdout == ""
+        elif fmt == "github":
+            assert done.stdout == (
+                f"::warning file={SM90},line=17,title=tuning-codegen warning::key "
+                "'BKK' is used by no placeholder; did you mean 'BK'?\n"
+            )
+        else:
+            assert json.loads(done.stdout)["warnings"] == [
+                {"path": SM90, "line": 17, "message": BKK.split(": warning: ")[1]}
+            ]
+
+
+def test_a_two_letter_typo_warns_in_the_commit_hook(
+    codegen_repo: Any, pre_commit_home: Path
+) -> None:
+    """Real pre-commit shows what a passing hook printed with ``verbose: true``."""
+    hook = {**local_hook("tuning-codegen"), "verbose": True}
+    config = {"repos": [{"repo": "local", "hooks": [hook]}]}
+    codegen_repo.path(".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    codegen_repo.commit_all("pre-commit config")
+    hooked = Hooked(codegen_repo, env_for(pre_commit_home))
+    assert hooked.pre_commit("install").returncode == 0
+    two_letter_typo(codegen_repo)
+    codegen_repo.git("add", SM90)
+    done = hooked.commit("BK of the first shape")
+    assert done.returncode == 0, done.stdout
+    assert f"\n{BKK}\n" in done.stdout
