@@ -36,6 +36,7 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.prepare", "kprofile.core.query"): "--query",
     ("kprofile.run", "kprofile.sinks.output"): "-o",
     ("kprofile.run", "kprofile.sinks.update"): "--update",
+    ("kprofile.run", "kprofile.sinks.pictures"): "--plot, --report",
 }
 
 

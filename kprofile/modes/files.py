@@ -30,6 +30,7 @@ from kprofile.core.values import entries, entry
 from kprofile.errors import Notice
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry, Upserts
+from kprofile.modes.pictures import shape_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
@@ -77,8 +78,13 @@ def run(request: FilesRequest) -> ModeResult:
             made.entries += _records(results, np.concatenate(selected))
     pivots = shape_keys(data.inputs, pivots)
     change = Upserts(tuple(_pivots_first(c, pivots) for c in made.configs), pivots)
+    pictures, drawn = shape_pictures(data) if data.charts is not None else ((), ())
     return ModeResult(
-        tuple(made.sections), tuple(made.entries), change, notes=tuple(made.notes)
+        tuple(made.sections),
+        tuple(made.entries),
+        change,
+        notes=(*made.notes, *drawn),
+        pictures=pictures,
     )
 
 

@@ -15,6 +15,7 @@ from kprofile.core.defaults import RANGES_TOL
 from kprofile.core.metric import Metric
 from kprofile.core.values import counted, entry, shape_label
 from kprofile.manifest.change import GroupRanges, RangeReplacement, RangeTable
+from kprofile.modes.pictures_judged import ranges_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
@@ -58,7 +59,10 @@ def run(request: RangesRequest) -> ModeResult:
     groups = tuple(GroupRanges(g.group.values, g.entries) for g in result.groups)
     table = RangeTable(result.column, result.group_cols, groups)
     entries = tuple(entry(e) for e in result.entries)
-    return ModeResult(tuple(sections), entries, RangeReplacement(table))
+    pictures = () if data.charts is None else tuple(ranges_pictures(result))
+    return ModeResult(
+        tuple(sections), entries, RangeReplacement(table), pictures=pictures
+    )
 
 
 def ranges_sections(

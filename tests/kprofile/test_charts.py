@@ -14,7 +14,7 @@ from kprofile.core.combine import combine
 from kprofile.core.importance import ImportanceResult, importance
 from kprofile.core.metric import resolve_metric
 from kprofile.inputs.load import load_inputs
-from kprofile.render.charts import draw_importance_param, importance_top
+from kprofile.render.charts.importance import draw_importance_param, importance_top
 
 pytestmark = pytest.mark.slow  # matplotlib draws and compares charts
 
