@@ -29,7 +29,7 @@ from kprofile.options import Options
 from kprofile.prepare import prepare
 from kprofile.progress import SILENT, Progress
 from kprofile.render.progress import TerminalProgress
-from kprofile.render.section import Picture
+from kprofile.render.section import Picture, Section
 from kprofile.report import Report, json_header, print_report
 from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
@@ -93,6 +93,9 @@ def _analyse(
     )
     result: ModeResult = mode.handler(mode.request(options, prepared))
     sections = [*result.sections, *(noise_sections(runs) if runs else [])]
+    pictures = (
+        combine_pictures(runs, prepared.metric) if runs and prepared.metric else []
+    )
     written, notes = [*result.written], [*notes, *result.notes]
     if options.output:
         from kprofile.sinks.output import write_output  # start-up: -o only
@@ -101,21 +104,7 @@ def _analyse(
         written.append(path)
         notes.append(note)
     if options.update is not None:
-        from kprofile.sinks.update import apply_update  # start-up: --update only
-
-        update = apply_update(
-            options.update,
-            result.change,
-            dry_run=options.dry_run,
-            pivots_given=bool(options.pivots),
-        )
-        if mode.views:  # the change first; the per-file summaries only with -v
-            sections = [*update.sections, *(sections if options.verbose else [])]
-        else:  # after the analysis that chose it (--ranges)
-            sections += update.sections
-        if update.written:
-            written.append(options.update)
-            notes.append(f"updated {options.update}")
+        sections = _update(options, mode, result, sections, written, notes)
     report = Report(
         tuple(sections),
         prepared.metric,
@@ -126,11 +115,34 @@ def _analyse(
     )
     if options.plot is None and options.report is None:
         return report
-    pictures = [
-        *result.pictures,
-        *(combine_pictures(runs, prepared.metric) if runs and prepared.metric else []),
-    ]
-    return _with_pictures(options, report, pictures, progress)
+    return _with_pictures(options, report, [*result.pictures, *pictures], progress)
+
+
+def _update(
+    options: Options,
+    mode: Mode,
+    result: ModeResult,
+    sections: list[Section],
+    written: list[str],
+    notes: list[str],
+) -> list[Section]:
+    """``--update``: the change made (its lines added to ``written`` and ``notes``),
+    and the sections to print."""
+    from kprofile.sinks.update import apply_update  # start-up: --update only
+
+    assert options.update is not None  # given
+    update = apply_update(
+        options.update,
+        result.change,
+        dry_run=options.dry_run,
+        pivots_given=bool(options.pivots),
+    )
+    if update.written:
+        written.append(options.update)
+        notes.append(f"updated {options.update}")
+    if mode.views:  # the change first; the per-file summaries only with -v
+        return [*update.sections, *(sections if options.verbose else [])]
+    return [*sections, *update.sections]  # after the analysis that chose it
 
 
 def _with_pictures(

@@ -145,7 +145,9 @@ def importance_pictures(result: ImportanceResult) -> list[Picture]:
 
 
 def correlation_pictures(result: Correlation, title: str) -> list[Picture]:
-    from kprofile.render.charts.correlation import correlation_figure  # start-up
+    from kprofile.render.charts.correlation import (  # start-up: charts
+        correlation_figure,
+    )
 
     question = "Which parameters move the ratio to the shape's best?"
     return [

@@ -71,10 +71,10 @@ def _style() -> AbstractContextManager[Any]:
 
 def figure(size: tuple[float, float], draw: Callable[[Figure], None]) -> Figure:
     """A new figure of ``size`` inches, drawn by ``draw`` under the default style."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # after _style
-    from matplotlib.figure import Figure
-
     with _style():
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         made = Figure(figsize=size, dpi=DPI, layout="constrained")
         FigureCanvasAgg(made)
         draw(made)

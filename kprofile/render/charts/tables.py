@@ -143,39 +143,50 @@ def ranges_figure(data: RangePoints) -> Figure:
     return figure((width, height), lambda f: _draw_ranges(f, data))
 
 
+def _range_bars(
+    axes: Axes, data: RangePoints, r: int, points: range, high: float
+) -> None:
+    """Range ``r``'s points: a bar and a dot per ratio, a hatched bar where its
+    config failed; a dashed line where it starts."""
+    xs = np.arange(points.start, points.stop)
+    ratios = data.ratio[points.start : points.stop]
+    ran = np.isfinite(ratios)
+    axes.bar(
+        xs[ran],
+        ratios[ran] - 1.0,
+        0.8,
+        bottom=1.0,
+        color=colour(r),
+        label=wrap(f"range {r + 1}: {data.configs[r]}", 100, 1),
+    )
+    axes.scatter(xs[ran], ratios[ran], s=18, color=colour(r), zorder=3,
+                 clip_on=False)  # fmt: skip
+    for x in xs[~ran].tolist():
+        axes.bar(
+            x,
+            (high - 1.0) * 0.3,
+            0.8,
+            bottom=1.0,
+            color=FAILED_FACE,
+            edgecolor=FAILED_EDGE,
+            hatch=FAILED_HATCH,
+            linewidth=0.6,
+        )
+        axes.annotate("failed", (x, 1.0 + (high - 1.0) * 0.3), xytext=(0, 2),
+                      textcoords="offset points", ha="center", rotation=90,
+                      fontsize=7)  # fmt: skip
+    if points.start:
+        axes.axvline(points.start - 0.5, color="black", linestyle="--",
+                     linewidth=1.0)  # fmt: skip
+
+
 def _draw_ranges(fig: Figure, data: RangePoints) -> None:
     axes = fig.add_subplot()
     stops = [*data.starts[1:], len(data.points)]
     finite = data.ratio[np.isfinite(data.ratio)]
     high = max(1.0 + data.tol * 1.3, float(finite.max()) if finite.size else 1.0)
     for r, (start, stop) in enumerate(zip(data.starts, stops)):
-        xs = np.arange(start, stop)
-        ratios = data.ratio[start:stop]
-        ran = np.isfinite(ratios)
-        axes.bar(
-            xs[ran],
-            ratios[ran] - 1.0,
-            0.8,
-            bottom=1.0,
-            color=colour(r),
-            label=wrap(f"range {r + 1}: {data.configs[r]}", 100, 1),
-        )
-        for x in xs[~ran].tolist():  # fmt: skip
-            axes.bar(
-                x,
-                (high - 1.0) * 0.3,
-                0.8,
-                bottom=1.0,
-                color=FAILED_FACE,
-                edgecolor=FAILED_EDGE,
-                hatch=FAILED_HATCH,
-                linewidth=0.6,
-            )
-            axes.annotate("failed", (x, 1.0 + (high - 1.0) * 0.3), xytext=(0, 2),
-                          textcoords="offset points", ha="center", rotation=90,
-                          fontsize=7)  # fmt: skip
-        if start:
-            axes.axvline(start - 0.5, color="black", linestyle="--", linewidth=1.0)
+        _range_bars(axes, data, r, range(start, stop), high)
     axes.axhline(
         1.0 + data.tol,
         color=GATE,
