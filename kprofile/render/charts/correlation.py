@@ -46,5 +46,5 @@ def correlation_figure(result: Correlation, title: str) -> Figure:
         axes.set_title(heading, fontsize=10)
         figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
 
-    side = max(6.0, 1.5 + 0.8 * size)
+    side = max(8.0, 1.5 + 0.8 * size)
     return figure((side + 1.0, side), draw)

@@ -89,7 +89,7 @@ def importance_param_figure(
     p: ParamImportance, shapes_total: int, *, top: float | None = None
 ) -> Figure:
     """See ``draw_importance_param``."""
-    size = (max(8.0, 1.5 + 1.1 * len(p.values)), 5.5)
+    size = (max(9.0, 1.5 + 1.1 * len(p.values)), 5.5)
     return figure(size, lambda made: draw_importance_param(made, p, shapes_total, top))
 
 

@@ -77,7 +77,6 @@ def _draw_pairs(fig: Figure, data: Pairs) -> None:
     plain_log(axes.yaxis)
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
-    axes.set_aspect("equal")
     names = [one_line(r) for r in data.runs]
     axes.set_xlabel(f"{unit.label} in {wrap(names[0], 50, 1)}")
     axes.set_ylabel(f"{unit.label} in {wrap(names[1], 50, 1)}")
