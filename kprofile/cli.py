@@ -102,7 +102,10 @@ PARAMETERS = (
             help="Rank parameters by what a bad value costs: the best ratio "
             "reachable with each value."),
     _option("--plot", type=PathText(), metavar="DIR",
-            help="With --importance: write PNG charts into DIR."),
+            help="Write the mode's PNG charts into DIR (created if needed)."),
+    _option("--heatmap", multiple=True, type=Columns("--heatmap"), metavar="P1,P2",
+            help="With --plot/--report: the two parameters of each shape's heatmap "
+            "(default: the two --importance ranks first)."),
     _option("--ranges", metavar="COL",
             help="Fewest [COL, COL_END) ranges per group (-p), each with one "
             "config within --tol of the best at every COL."),
@@ -158,6 +161,8 @@ PARAMETERS = (
     _option("--out-dir", type=PathText(), default=".", show_default=True,
             metavar="DIR",
             help="Folder for --diff CSVs and the --correlation PNG."),
+    _option("--report", type=PathText(), metavar="FILE.html",
+            help="Write one self-contained HTML report: the tables and charts."),
     _option("--format", type=click.Choice(["text", "markdown", "json"]),
             default="text", show_default=True,
             help="text: rich tables on a terminal, plain when piped."),
@@ -177,6 +182,7 @@ def with_parameters(function: Callable[[Options], int]) -> click.Command:
     def callback(**values: Any) -> int:
         values["pivots"] = parse_columns(values["pivots"], "-p/--pivots")
         values["sort_pivots"] = parse_columns(values["sort_pivots"], "--sort-pivots")
+        values["heatmap"] = parse_columns(values["heatmap"], "--heatmap")
         return function(Options(**values))
 
     callback = click.version_option(package_name="kprofile", prog_name=PROG)(callback)

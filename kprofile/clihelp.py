@@ -25,14 +25,13 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "ranges", "tol", "range_end", "score", "fail_above", "allow_failed",
     )),
     ("Comparing runs and parameters", (
-        "diff", "combine", "correlation", "include_shapes", "importance", "plot",
+        "diff", "combine", "correlation", "include_shapes", "importance",
         "merge", "sort_pivots",
     )),
     ("Shapes and rows", ("pivots", "spec", "query", "max_rows")),
     ("Output", (
-        "output", "update", "dry_run", "accept_foreign", "out_dir", "format",
-        "color", "quiet",
-        "version", "help",
+        "output", "update", "dry_run", "accept_foreign", "out_dir", "plot",
+        "heatmap", "report", "format", "color", "quiet", "version", "help",
     )),
 )  # fmt: skip
 
@@ -70,6 +69,9 @@ Examples:
   kprofile a.pkl b.pkl --combine median
                                     repeated runs as one measurement; flags
                                     shapes whose best is within the noise
+  kprofile a.pkl b.pkl -p M,N,K --plot charts --report run.html
+                                    per shape: the best configs run by run,
+                                    the landscape, a heatmap; one HTML file
 \b
 Inputs: kbench .pkl (decoded as data, never executed) and .csv results,
 spec and manifest .yaml. Unreadable files are reported and skipped.

@@ -50,7 +50,9 @@ class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start
     time_limit: float | None = COVER_TIME_LIMIT  # --cover and --budget
     cover_loss_time_limit: float | None = COVER_LOSS_TIME_LIMIT
     importance: bool = False
-    plot: str | None = None
+    plot: str | None = None  # the folder of the PNG charts
+    heatmap: tuple[str, ...] = ()  # the heatmap's two parameters (empty: by rank)
+    report: str | None = None  # the HTML report's file
     max_rows: int = DEFAULT_MAX_ROWS
     ranges: str | None = None
     tol: float | None = None  # None: RANGES_TOL (so a given --tol is always seen)

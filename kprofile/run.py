@@ -16,19 +16,21 @@ import os
 import sys
 from collections.abc import Sequence
 
+from kprofile.core.values import counted
 from kprofile.errors import PROG, InvalidInput, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
 from kprofile.inputs.sniff import expect_manifest
 from kprofile.modes import Mode
 from kprofile.modes.checks import check_options
 from kprofile.modes.noise import noise_sections
+from kprofile.modes.pictures import combine_pictures
 from kprofile.modes.result import ModeResult
 from kprofile.options import Options
 from kprofile.prepare import prepare
 from kprofile.progress import SILENT, Progress
 from kprofile.render.progress import TerminalProgress
-from kprofile.render.section import Section
-from kprofile.report import Report, print_report
+from kprofile.render.section import Picture, Section
+from kprofile.report import Report, json_header, print_report
 from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
 
@@ -92,6 +94,9 @@ def _analyse(
     )
     result: ModeResult = mode.handler(mode.request(options, prepared))
     sections = [*result.sections, *(noise_sections(runs) if runs else [])]
+    pictures = (
+        combine_pictures(runs, prepared.metric) if runs and prepared.metric else []
+    )
     written, notes = [*result.written], [*notes, *result.notes]
     if options.output:
         from kprofile.sinks.output import write_output  # start-up: -o only
@@ -101,13 +106,41 @@ def _analyse(
         notes.append(note)
     if options.update is not None:
         sections = _updated(options, mode, result, sections, written, notes)
-    return Report(
+    report = Report(
         tuple(sections),
         prepared.metric,
         prepared.sources,
         tuple(written),
         tuple(notes),
         result.failed,
+    )
+    if options.plot is None and options.report is None:
+        return report
+    return _with_pictures(options, report, [*result.pictures, *pictures], progress)
+
+
+def _with_pictures(
+    options: Options, report: Report, pictures: list[Picture], progress: Progress
+) -> Report:
+    """``--plot``'s PNGs and ``--report``'s page written; the report saying so."""
+    from kprofile.sinks.pictures import drawn, write_pictures  # start-up: --plot
+
+    made = drawn(pictures, progress)
+    written = write_pictures(
+        made,
+        plot=options.plot,
+        report=options.report,
+        sections=report.sections,
+        header=json_header(report, ()),
+    )
+    notes = list(written.notes)
+    if options.plot is not None:
+        charts = counted(len(made), "chart", "charts")
+        notes.append(f"wrote {charts} into {options.plot}")
+    if options.report is not None:
+        notes.append(f"wrote {options.report}")
+    return report._replace(
+        written=(*report.written, *written.paths), notes=(*report.notes, *notes)
     )
 
 

@@ -38,6 +38,7 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.inputs.specroles", "tuning_codegen.manifest"): "--spec (PyYAML)",
     ("kprofile.run", "kprofile.sinks.output"): "-o",
     ("kprofile.run", "kprofile.sinks.update"): "--update",
+    ("kprofile.run", "kprofile.sinks.pictures"): "--plot, --report",
 }
 
 

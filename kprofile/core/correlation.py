@@ -1,5 +1,6 @@
-"""``-c``, the analysis: Kendall correlation of the numeric parameters with the metric,
-over every input.
+"""``-c``, the analysis: Kendall correlation of the numeric parameters with each run's
+ratio to the best of its shape, over every input: raw times pooled over shapes would
+correlate the problem's size, not the tuning (the metric's column holds the ratio).
 
 Only runs that succeeded count. Boolean parameters count as 0/1; parameters that never
 vary are left out (a correlation with a constant is undefined), and so are the shape
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kprofile.core.columns import group_codes
 from kprofile.core.kendall import kendall_tau_b
-from kprofile.core.metric import Metric, metric_values, valid_mask
+from kprofile.core.metric import Metric, metric_values, ratio_to, valid_mask
 from kprofile.errors import usage_error
 from kprofile.inputs.load import Results
 
@@ -38,11 +40,16 @@ def _numeric(column: pd.Series) -> bool:
 
 
 def numeric_table(
-    inputs: Sequence[Results], metric: Metric, *, leave_out: Sequence[str] = ()
+    inputs: Sequence[Results],
+    metric: Metric,
+    *,
+    leave_out: Sequence[str] = (),
+    by: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Successful runs of every input: numeric, varying parameters (but those in
-    ``leave_out``) as float, then the metric."""
-    parts = []
+    ``leave_out``) as float, then the metric as each run's ratio to the best of its
+    shape (the rows with the same ``by`` values, across inputs)."""
+    parts, shapes = [], []
     for results in inputs:
         values = metric_values(results.frame, metric)
         keep = valid_mask(values)
@@ -53,7 +60,9 @@ def numeric_table(
                 columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)[keep]
         columns[metric.column] = values[keep]
         parts.append(pd.DataFrame(columns))
+        shapes.append(results.frame.loc[keep, list(by)].reset_index(drop=True))
     table = pd.concat(parts, ignore_index=True, sort=False)
+    table[metric.column] = _ratios(table[metric.column], pd.concat(shapes), metric)
     varying = [
         c
         for c in table.columns
@@ -61,6 +70,15 @@ def numeric_table(
     ]
     ordered = [c for c in varying if c != metric.column] + [metric.column]
     return table[ordered]
+
+
+def _ratios(values: pd.Series, shapes: pd.DataFrame, metric: Metric) -> np.ndarray:
+    """Each value's ratio to the best of its shape (one shape without columns)."""
+    codes = group_codes(shapes, list(shapes.columns)) if len(shapes.columns) else (
+        np.zeros(len(values), dtype=np.int64))  # fmt: skip
+    grouped = values.groupby(codes)
+    best = grouped.transform("max" if metric.higher_is_better else "min")
+    return ratio_to(values.to_numpy(), best.to_numpy(), metric)
 
 
 def not_numeric(inputs: Sequence[Results], leave_out: Sequence[str]) -> tuple[str, ...]:
@@ -75,10 +93,15 @@ def not_numeric(inputs: Sequence[Results], leave_out: Sequence[str]) -> tuple[st
 
 
 def correlate(
-    inputs: Sequence[Results], metric: Metric, *, shapes: Sequence[str] = ()
+    inputs: Sequence[Results],
+    metric: Metric,
+    *,
+    shapes: Sequence[str] = (),
+    by: Sequence[str] = (),
 ) -> Correlation:
-    """The correlations of every numeric parameter but the shape columns ``shapes``."""
-    table = numeric_table(inputs, metric, leave_out=shapes)
+    """The correlations of every numeric parameter but the shape columns ``shapes``
+    with each run's ratio to the best of its shape (by ``by``)."""
+    table = numeric_table(inputs, metric, leave_out=shapes, by=by)
     skipped = not_numeric(inputs, shapes)
     if len(table.columns) < 2:
         what = f" ({', '.join(skipped)}: not numeric)" if skipped else ""

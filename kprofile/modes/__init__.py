@@ -37,7 +37,7 @@ from kprofile.modes import (
     ranges,
     score,
 )
-from kprofile.modes.request import Data, Prepared
+from kprofile.modes.request import Charts, Data, Prepared
 from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, head_view, ratio_view, tail_view
 from kprofile.modes.views_common import top_fraction_view, top_view, within_view
@@ -101,7 +101,11 @@ def given_views(options: Options) -> list[View]:
 
 def _data(o: Options, prepared: Prepared) -> Data:
     assert prepared.metric is not None  # Mode.metric: the orchestrator found one
-    return Data(prepared.inputs, prepared.metric, o.pivots, prepared.progress)
+    charts = None
+    if o.plot is not None or o.report is not None:
+        pair = (o.heatmap[0], o.heatmap[1]) if len(o.heatmap) == 2 else None
+        charts = Charts(pair)
+    return Data(prepared.inputs, prepared.metric, o.pivots, prepared.progress, charts)
 
 
 def _files(o: Options, prepared: Prepared) -> files.FilesRequest:
@@ -147,6 +151,9 @@ def _budget(o: Options, prepared: Prepared) -> budget.BudgetRequest:
     return budget.BudgetRequest(data, o.budget, objective, o.time_limit, o.verbose)
 
 
+DRAWS = ("--plot", "--heatmap")  # a mode whose pictures answer its question
+
+
 def _never(o: Options) -> bool:
     return False
 
@@ -154,13 +161,13 @@ def _never(o: Options) -> bool:
 MODES: tuple[Mode[Any], ...] = (
     Mode(
         "files", None, _never, _files, files.run,
-        views=True, output=True, update=True,
+        views=True, output=True, update=True, options=DRAWS,
     ),
     Mode(
         "diff", "--diff", lambda o: o.diff,
         lambda o, p: diff.DiffRequest(_data(o, p), o.out_dir), diff.run,
         combines=False,  # compares files: combined, they would be one
-        options=("--out-dir",),
+        options=("--out-dir", *DRAWS),
     ),
     Mode(
         "merge", "--merge", lambda o: o.merge, _merge, merge.run,
@@ -172,30 +179,31 @@ MODES: tuple[Mode[Any], ...] = (
             _data(o, p), o.out_dir, o.include_shapes
         ),
         correlation.run,
-        options=("--out-dir", "--include-shapes"),
+        options=("--out-dir", "--include-shapes", *DRAWS),
     ),
     Mode(
         "cover", "--cover", lambda o: o.cover is not None, _cover, cover.run,
         output=True, pools=True,
-        options=("--time-limit", "--cover-loss-time-limit"),
+        options=("--time-limit", "--cover-loss-time-limit", *DRAWS),
     ),
     Mode(
         "importance", "--importance", lambda o: o.importance,
-        lambda o, p: importance.ImportanceRequest(_data(o, p), o.plot),
+        lambda o, p: importance.ImportanceRequest(_data(o, p)),
         importance.run,
-        pools=True, options=("--plot",),
+        pools=True, options=DRAWS,
     ),
     Mode(
         "ranges", "--ranges", lambda o: o.ranges is not None, _ranges, ranges.run,
-        output=True, update=True, pools=True, options=("--tol", "--range-end"),
+        output=True, update=True, pools=True,
+        options=("--tol", "--range-end", *DRAWS),
     ),
     Mode(
         "score", "--score", lambda o: o.score is not None, _score, score.run,
-        pools=True, options=("--fail-above", "--allow-failed"),
+        pools=True, options=("--fail-above", "--allow-failed", *DRAWS),
     ),
     Mode(
         "budget", "--budget", lambda o: o.budget is not None, _budget, budget.run,
-        output=True, pools=True, options=("--objective", "--time-limit"),
+        output=True, pools=True, options=("--objective", "--time-limit", *DRAWS),
     ),
 )  # fmt: skip
 
@@ -209,6 +217,7 @@ OWN_OPTIONS: tuple[tuple[str, Callable[[Options], bool]], ...] = (
     ("--cover-loss-time-limit",
      lambda o: o.cover_loss_time_limit != COVER_LOSS_TIME_LIMIT),
     ("--plot", lambda o: o.plot is not None),
+    ("--heatmap", lambda o: bool(o.heatmap)),
     ("--tol", lambda o: o.tol is not None),
     ("--range-end", lambda o: o.range_end is not None),
     ("--fail-above", lambda o: o.fail_above is not None),

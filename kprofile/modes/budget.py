@@ -16,8 +16,13 @@ from kprofile.core.values import counted, entries
 from kprofile.errors import usage_error
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
-from kprofile.modes.score import choices, measured_results, score_sections
-from kprofile.render.section import Section
+from kprofile.modes.score import (
+    choices,
+    measured_results,
+    score_pictures,
+    score_sections,
+)
+from kprofile.render.section import Picture, Section
 
 if TYPE_CHECKING:
     from kprofile.core.measure import Measured
@@ -73,7 +78,12 @@ def run(request: BudgetRequest) -> ModeResult:
         notes=(IN_SAMPLE,),
     )
     sections = (budget_section(portfolio, measured, limit), *scored)
-    return ModeResult(sections, tuple(budget_entries(portfolio, measured)))
+    pictures: tuple[Picture, ...] = ()
+    if data.charts is not None:
+        title = f"How far is the best table of {request.size} from each shape's best?"
+        pictures = score_pictures(portfolio.score, title)
+    entries = tuple(budget_entries(portfolio, measured))
+    return ModeResult(sections, entries, pictures=pictures)
 
 
 def _no_table(portfolio: Portfolio, time_limit: float | None) -> str:

@@ -24,6 +24,7 @@ def check_options(options: Options) -> Mode:
             f"{mode.label}"
         )
     _check_own_options(options, mode)
+    _check_pictures(options)
     if options.allow_failed and options.fail_above is None:
         raise usage_error("--allow-failed only applies to --fail-above")
     if options.combine is not None and not (mode.metric and mode.combines):
@@ -34,6 +35,22 @@ def check_options(options: Options) -> Mode:
     if not options.files:
         raise usage_error("no input files; see kprofile --help")
     return mode
+
+
+def _check_pictures(options: Options) -> None:
+    """--heatmap names two parameters, and only where a picture is drawn; --report
+    names an HTML file."""
+    if options.heatmap and options.plot is None and options.report is None:
+        raise usage_error("--heatmap only applies to --plot or --report")
+    if options.heatmap and len(options.heatmap) != 2:
+        given = ",".join(options.heatmap)
+        raise usage_error(
+            f"--heatmap: expected two parameters like BM,BN, got {given!r}"
+        )
+    if options.report is not None and not options.report.endswith(".html"):
+        raise usage_error(
+            f"--report: expected a file name ending in .html, got {options.report!r}"
+        )
 
 
 def _check_own_options(options: Options, mode: Mode) -> None:

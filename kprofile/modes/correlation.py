@@ -10,9 +10,10 @@ import pandas as pd
 
 from kprofile.core.metric import Metric
 from kprofile.core.problems import problem
+from kprofile.modes.pictures_judged import correlation_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
-from kprofile.render.section import Section
+from kprofile.render.section import Picture, Section
 
 if TYPE_CHECKING:
     from kprofile.core.correlation import Correlation
@@ -30,11 +31,25 @@ def run(request: CorrelationRequest) -> ModeResult:
     from kprofile.sinks.files import write_heatmap  # start-up: -d, -c, --plot only
 
     data = request.data
-    shapes = () if request.include_shapes else problem(data.inputs, data.pivots).matched
-    result = correlate(data.inputs, data.metric, shapes=shapes)
-    written = write_heatmap(result, request.out_dir, data.metric)
+    keys = problem(data.inputs, data.pivots).matched
+    shapes = () if request.include_shapes else keys
+    result = correlate(data.inputs, data.metric, shapes=shapes, by=keys)
+    written = write_heatmap(result, request.out_dir, heatmap_title(result, data.metric))
     sections = correlation_sections(result, data.metric, written.paths[0])
-    return ModeResult(tuple(sections), written=written.paths, notes=written.notes)
+    pictures: tuple[Picture, ...] = ()
+    if data.charts is not None:
+        title = heatmap_title(result, data.metric)
+        pictures = tuple(correlation_pictures(result, title))
+    return ModeResult(tuple(sections), written=written.paths, notes=written.notes,
+                      pictures=pictures)  # fmt: skip
+
+
+def heatmap_title(result: Correlation, metric: Metric) -> str:
+    """What the heatmap shows, its title."""
+    return (
+        f"Kendall tau ({result.rows} runs; {metric.column} as each run's ratio to "
+        "its shape's best)"
+    )
 
 
 def correlation_sections(
@@ -50,8 +65,9 @@ def correlation_sections(
     )
     facts: list[tuple[str, object]] = [
         ("runs", result.rows),
-        ("metric", f"{metric.column} ({metric.direction})"),
-    ]
+        ("metric", f"{metric.column} ({metric.direction}), as each run's ratio "
+         "to its shape's best"),
+    ]  # fmt: skip
     if result.shapes:
         names = ", ".join(result.shapes)
         facts.append(

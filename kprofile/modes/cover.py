@@ -11,9 +11,10 @@ from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
 from kprofile.core.metric import Metric
 from kprofile.core.values import entries
 from kprofile.errors import KprofileError, usage_error
+from kprofile.modes.pictures_judged import shape_ratios_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
-from kprofile.render.section import Section
+from kprofile.render.section import Picture, Section
 
 if TYPE_CHECKING:
     from kprofile.core.cover import CoverResult
@@ -132,4 +133,24 @@ def run(request: CoverRequest) -> ModeResult:
         raise usage_error(f"--cover: {exc.message}") from None
     shapes = combined.shape_cols
     sections = cover_sections(result, shape_cols=shapes, metric=data.metric)
-    return ModeResult(tuple(sections), tuple(cover_entries(result, shapes)))
+    pictures = () if data.charts is None else cover_pictures(result, shapes)
+    entries = tuple(cover_entries(result, shapes))
+    return ModeResult(tuple(sections), entries, pictures=pictures)
+
+
+def cover_pictures(
+    result: CoverResult, shape_cols: Sequence[str]
+) -> tuple[Picture, ...]:
+    """Each shape's ratio under the chosen configs; the tolerance as the gate."""
+    import pandas as pd  # start-up: loaded by every run that covers
+
+    assigned = result.assignment
+    missing = result.uncovered[result.uncovered["config"].isna()]
+    shapes = pd.concat([assigned[list(shape_cols)], missing[list(shape_cols)]],
+                       ignore_index=True)  # fmt: skip
+    ratio = np.r_[assigned["ratio"].to_numpy(dtype=np.float64),
+                  np.full(len(missing), np.nan)]  # fmt: skip
+    status = ["scored"] * len(assigned) + ["no successful run"] * len(missing)
+    title = f"How far is each shape from its best with the {result.size} configs?"
+    return tuple(shape_ratios_pictures(title, shapes, ratio, status,
+                                       1.0 + result.tol))  # fmt: skip

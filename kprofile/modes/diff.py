@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from kprofile.core.metric import Metric
+from kprofile.modes.pictures import shape_pictures
+from kprofile.modes.pictures_judged import diff_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
-from kprofile.render.section import Section
+from kprofile.render.section import Picture, Section
 
 if TYPE_CHECKING:
     from kprofile.core.diff import DiffResult
@@ -29,7 +31,14 @@ def run(request: DiffRequest) -> ModeResult:
     result = diff(data.inputs, data.metric, data.pivots)
     written = write_tables(result.tables, request.out_dir)
     section = diff_section(result, data.metric, list(written.paths))
-    return ModeResult((section,), written=written.paths, notes=written.notes)
+    pictures: tuple[Picture, ...] = ()
+    notes = written.notes
+    if data.charts is not None:
+        pictures, drawn = shape_pictures(data)
+        pictures = (*diff_pictures(result.rows, data.metric), *pictures)
+        notes += drawn
+    return ModeResult((section,), written=written.paths, notes=notes,
+                      pictures=pictures)  # fmt: skip
 
 
 def diff_section(result: DiffResult, metric: Metric, written: list[str]) -> Section:

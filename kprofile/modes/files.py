@@ -30,6 +30,7 @@ from kprofile.core.values import entries, entry
 from kprofile.errors import Notice
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry, Upserts
+from kprofile.modes.pictures import shape_pictures
 from kprofile.modes.request import Data, origin_of
 from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
@@ -82,8 +83,13 @@ def run(request: FilesRequest) -> ModeResult:
         origin_of(data.inputs, shape),
         shape.fixed,
     )
+    pictures, drawn = shape_pictures(data) if data.charts is not None else ((), ())
     return ModeResult(
-        tuple(made.sections), tuple(made.entries), change, notes=tuple(made.notes)
+        tuple(made.sections),
+        tuple(made.entries),
+        change,
+        notes=(*made.notes, *drawn),
+        pictures=pictures,
     )
 
 

@@ -1,6 +1,7 @@
 """``--importance``: the handler and its sections (parameters ranked by what a bad
-choice can cost, and every value's reach); ``--plot`` charts are written by
-``kprofile.sinks.files``. The analysis is ``kprofile.core.importance``."""
+choice can cost, and every value's reach); its charts (``--plot``, ``--report``)
+are ``kprofile.modes.pictures_judged``'s. The analysis is
+``kprofile.core.importance``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pandas as pd
 
 from kprofile.core.metric import Metric
 from kprofile.errors import KprofileError, usage_error
+from kprofile.modes.pictures_judged import importance_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
@@ -24,7 +26,6 @@ def importance_sections(
     *,
     shape_cols: Sequence[str],
     metric: Metric,
-    written: Sequence[str] = (),
 ) -> list[Section]:
     """``importance`` (one row per parameter, ranked) and ``importance-values`` (one per
     value)."""
@@ -40,7 +41,6 @@ def importance_sections(
             "values": [len(p.values) for p in params],
         }
     )
-    notes = tuple(f"wrote {path}" for path in written)
     return [
         Section(
             "importance",
@@ -48,7 +48,6 @@ def importance_sections(
             None,
             _facts(result, shape_cols, metric),
             ranked,
-            notes=notes,
         ),
         Section(
             "importance-values",
@@ -77,15 +76,12 @@ def _facts(
 
 class ImportanceRequest(NamedTuple):
     data: Data
-    plot: str | None = None  # the folder for the PNG charts, if any
 
 
 def run(request: ImportanceRequest) -> ModeResult:
-    """``--importance``: parameters ranked by what a bad value costs; --plot charts."""
+    """``--importance``: parameters ranked by what a bad value costs; its charts."""
     from kprofile.core.combine import combine  # start-up: the pooling modes only
     from kprofile.core.importance import importance  # start-up: --importance only
-    from kprofile.sinks.derived import Written  # start-up: the writing modes only
-    from kprofile.sinks.files import plot_importance  # start-up: -d, -c, --plot only
 
     data = request.data
     combined = combine(data.inputs, data.pivots)
@@ -99,13 +95,8 @@ def run(request: ImportanceRequest) -> ModeResult:
         )
     except KprofileError as exc:
         raise usage_error(f"--importance: {exc.message}") from None
-    written = Written(())
-    if request.plot is not None:
-        written = plot_importance(result, request.plot, progress=data.progress)
     sections = importance_sections(
-        result,
-        shape_cols=combined.shape_cols,
-        metric=data.metric,
-        written=list(written.paths),
+        result, shape_cols=combined.shape_cols, metric=data.metric
     )
-    return ModeResult(tuple(sections), written=written.paths, notes=written.notes)
+    pictures = () if data.charts is None else tuple(importance_pictures(result))
+    return ModeResult(tuple(sections), pictures=pictures)

@@ -16,6 +16,7 @@ from kprofile.core.metric import Metric
 from kprofile.core.problems import problem
 from kprofile.core.values import counted, entry, shape_label
 from kprofile.manifest.change import GroupRanges, RangeReplacement, RangeTable
+from kprofile.modes.pictures_judged import ranges_pictures
 from kprofile.modes.request import Data, origin_of
 from kprofile.modes.result import ModeResult
 from kprofile.render.section import Section
@@ -63,7 +64,8 @@ def run(request: RangesRequest) -> ModeResult:
     )
     entries = tuple(entry(e) for e in result.entries)
     change = RangeReplacement(table, origin_of(data.inputs, found))
-    return ModeResult(tuple(sections), entries, change)
+    pictures = () if data.charts is None else tuple(ranges_pictures(result))
+    return ModeResult(tuple(sections), entries, change, pictures=pictures)
 
 
 def ranges_sections(

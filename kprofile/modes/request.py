@@ -27,14 +27,24 @@ class Prepared(NamedTuple):
     progress: Progress = SILENT
 
 
+class Charts(NamedTuple):
+    """The pictures asked for (``--plot``, ``--report``): ``heatmap``, the two
+    parameters of the per-shape heatmap (None: the two ``--importance`` ranks
+    first)."""
+
+    heatmap: tuple[str, str] | None = None
+
+
 class Data(NamedTuple):
     """What a mode that ranks reads: the inputs, the metric, the ``-p`` columns (empty
-    when not given: each mode has its default) and where long steps report."""
+    when not given: each mode has its default), where long steps report, and the
+    pictures asked for (None: none)."""
 
     inputs: tuple[Results, ...]
     metric: Metric
     pivots: tuple[str, ...] = ()
     progress: Progress = SILENT
+    charts: Charts | None = None
 
 
 def origin_of(inputs: tuple[Results, ...], found: Problem) -> Origin:

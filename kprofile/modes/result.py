@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from kprofile.render.section import Section
+from kprofile.render.section import Picture, Section
 
 if TYPE_CHECKING:
     from kprofile.manifest.change import Entry, ManifestChange
@@ -21,3 +21,4 @@ class ModeResult(NamedTuple):
     failed: str | None = None  # why a gate failed (--fail-above): exit 1
     notes: tuple[str, ...] = ()  # lines for stderr
     written: tuple[str, ...] = ()  # files the mode wrote itself (CSVs, PNGs)
+    pictures: tuple[Picture, ...] = ()  # its charts (--plot, --report)

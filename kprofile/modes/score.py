@@ -33,9 +33,10 @@ from kprofile.core.values import counted
 from kprofile.errors import KprofileError, usage_error
 from kprofile.inputs.load import Results
 from kprofile.modes.gate import gate
+from kprofile.modes.pictures_judged import shape_ratios_pictures
 from kprofile.modes.request import Data
 from kprofile.modes.result import ModeResult
-from kprofile.render.section import Section
+from kprofile.render.section import Picture, Section
 from tuning_codegen.errors import memory_named
 
 if TYPE_CHECKING:
@@ -92,7 +93,22 @@ def run(request: ScoreRequest) -> ModeResult:
             f"({', '.join(measured.shapes.columns) or 'none'}); the first entry "
             "serves every shape",
         )
-    return ModeResult(tuple(sections), failed=failed, notes=notes)
+    pictures: tuple[Picture, ...] = ()
+    if data.charts is not None:
+        pictures = score_pictures(scored.score, f"How far is {table.path} from each "
+                                  "shape's best?", request.fail_above)  # fmt: skip
+    return ModeResult(tuple(sections), failed=failed, notes=notes, pictures=pictures)
+
+
+def score_pictures(
+    score: Score, title: str, gate: float | None = None
+) -> tuple[Picture, ...]:
+    """Each shape's ratio under the table, the gate's line."""
+    shapes = score.shapes
+    columns = [c for c in shapes.columns if c not in _SCORE_COLUMNS]
+    ratio = shapes[RATIO].to_numpy(dtype=np.float64)
+    return tuple(shape_ratios_pictures(title, shapes[columns], ratio,
+                                       shapes[STATUS].tolist(), gate))  # fmt: skip
 
 
 def measured_results(

@@ -9,11 +9,15 @@ either through ``Table.of``, which shows a DataFrame exactly as its columns hold
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # A column's values: a list (as ``Series.tolist()`` gives them) or a numpy array whose
 # ``tolist()`` gives those values (numbers, booleans, or those values as objects).
@@ -85,3 +89,15 @@ class Section:
     table: Tabular | None = None
     highlight: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+class Picture(NamedTuple):
+    """One chart a mode offers: ``name`` (its file's stem), ``title`` (the question it
+    answers, the report's caption and the image's text alternative), ``shape`` (the
+    shape it belongs to; empty: the whole run) and ``draw``, which makes the figure
+    only when ``--plot`` or ``--report`` asks for it."""
+
+    name: str
+    title: str
+    shape: str
+    draw: Callable[[], Figure]

@@ -33,18 +33,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from kprofile.core.metric import Metric
 from kprofile.core.values import plain
 from kprofile.errors import KprofileError
-from kprofile.progress import SILENT, Progress
-from kprofile.render import charts
+from kprofile.render.charts import correlation as correlation_chart
 from kprofile.sinks.derived import Written, write_derived
 from tuning_codegen.printable import escape_commands, escapes_keeping
 from tuning_codegen.transaction import MAX_NAME_BYTES
 
 if TYPE_CHECKING:
     from kprofile.core.correlation import Correlation
-    from kprofile.core.importance import ImportanceResult
 
 HEATMAP_NAME = "correlation.png"
 FORMULA_STARTS = "=+-@\uff1d\uff0b\uff0d\uff20"  # and their full-width forms
@@ -126,41 +123,11 @@ def guard_cell(value: object) -> object:
     return value
 
 
-def write_heatmap(result: Correlation, out_dir: str, metric: Metric) -> Written:
+def write_heatmap(result: Correlation, out_dir: str, title: str) -> Written:
     """``-c``: the matrix as an annotated heatmap, ``out_dir/correlation.png``."""
     folder = _existing_folder(out_dir)
-    title = f"Kendall tau ({result.rows} runs, metric {metric.column})"
-    return write_files({folder / HEATMAP_NAME: charts.heatmap_png(result, title)})
-
-
-def plot_importance(
-    result: ImportanceResult, out_dir: str | Path, *, progress: Progress = SILENT
-) -> Written:
-    """``--plot``: the PNG charts in ``out_dir`` (created if missing); what was
-    written.
-
-    ``importance.png``: every parameter's cost, ranked. ``importance-<param>.png``: per
-    value of that parameter, the worst and geometric-mean reachable ratio.
-    """
-    folder = Path(out_dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise KprofileError(
-            str(folder), f"--plot: cannot create: {exc.strerror}"
-        ) from None
-    labels = ["importance", *(f"importance-{p.param}" for p in result.params)]
-    names = safe_file_names(labels, suffix=".png", fallback="importance-param")
-    top = charts.importance_top(result)  # one ratio scale for every parameter
-    with progress("drawing the charts", len(names)) as advance:
-        files = {folder / names[0]: charts.importance_overview_png(result)}
-        advance(1)
-        for p, name in zip(result.params, names[1:]):
-            files[folder / name] = charts.importance_param_png(
-                p, result.shapes_total, top=top
-            )
-            advance(1)
-    return write_files(files)
+    png = correlation_chart.heatmap_png(result, title)
+    return write_files({folder / HEATMAP_NAME: png})
 
 
 def _existing_folder(out_dir: str) -> Path:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
-from support import RUN1, run, sections
+from support import METRIC, RUN1, results_of, run, sections
 
 from kprofile.core.combine import combine
 from kprofile.core.importance import ImportanceResult, importance
 from kprofile.core.metric import resolve_metric
 from kprofile.inputs.load import load_inputs
-from kprofile.render.charts import draw_importance_param, importance_top
+from kprofile.render.charts.importance import draw_importance_param, importance_top
 
 pytestmark = pytest.mark.slow  # matplotlib draws and compares charts
 
@@ -93,10 +93,31 @@ def test_correlation_leaves_the_shape_out_and_names_what_it_cannot_correlate(
         "M, N, K (left out; --include-shapes adds them)"
     )
     assert found["facts"]["not numeric"] == "SCHEDULE (no correlation)"
-    assert [r["parameter"] for r in found["rows"]] == [
-        "BN", "BM", "STAGES", "CLUSTER", "SWAP_AB"
-    ]  # fmt: skip
+    expected = _ratio_correlations(["BM", "BN", "STAGES", "CLUSTER", "SWAP_AB"])
+    assert {r["parameter"]: r["kendall tau"] for r in found["rows"]} == (
+        pytest.approx(expected)
+    )
     code, out, _ = run(capsys, "-c", *RUN1, "--include-shapes", "--format", "json")
     found = sections(out)["correlation"]
     assert code == 0 and "shape columns" not in found["facts"]
-    assert [r["parameter"] for r in found["rows"]][:3] == ["N", "K", "M"]
+    assert {r["parameter"]: r["kendall tau"] for r in found["rows"]} == (
+        pytest.approx(_ratio_correlations(["M", "N", "K", *expected]))
+    )
+
+
+def _ratio_correlations(params: list[str]) -> dict[str, float]:
+    """Kendall's tau-b (scipy) of each parameter with each run's ratio to its own
+    shape's best, from the pickles read by pandas: never the raw times, which
+    across shapes measure the problem's size."""
+    import pandas as pd
+    from scipy.stats import kendalltau
+
+    table = results_of(*RUN1)
+    table = table[table[METRIC] > 0].reset_index(drop=True)
+    best = table.groupby(["M", "N", "K"])[METRIC].transform("min")
+    ratio = table[METRIC] / best
+    numbers = {"True": 1.0, "False": 0.0}
+    return {
+        p: float(kendalltau(pd.to_numeric(table[p].replace(numbers)), ratio)[0])
+        for p in params
+    }

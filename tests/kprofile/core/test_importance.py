@@ -21,7 +21,9 @@ from kprofile.core.importance import (
 from kprofile.core.metric import Metric
 from kprofile.core.values import value_label
 from kprofile.errors import KprofileError
-from kprofile.sinks.files import plot_importance
+from kprofile.modes.pictures_judged import importance_pictures
+from kprofile.sinks.derived import Written
+from kprofile.sinks.pictures import drawn, write_pictures
 
 pytestmark = pytest.mark.slow  # matplotlib draws the importance charts
 
@@ -313,6 +315,12 @@ def test_matches_plain_python_reference(df: pd.DataFrame) -> None:
 
 
 # ------------------------------------------------------------------ charts
+
+
+def plot_importance(result: ImportanceResult, out: Path) -> Written:
+    """``--importance --plot OUT``'s files, as the command writes them."""
+    pictures = drawn(importance_pictures(result))
+    return write_pictures(pictures, plot=str(out), report=None, sections=(), header={})
 
 
 def test_plot_writes_readable_pngs_with_deterministic_names(tmp_path: Path) -> None:

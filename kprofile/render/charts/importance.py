@@ -1,32 +1,21 @@
-"""The charts kprofile draws, as PNG bytes: the correlation heatmap and the
-``--importance`` charts.
+"""The ``--importance`` charts: every parameter's cost, ranked, and per parameter the
+worst and geometric-mean reachable ratio of each value.
 
-Charts are files, never windows: every figure is a ``matplotlib.figure.Figure``
-rendered by the Agg canvas, without pyplot and whatever backend the environment names
-(``MPLBACKEND`` is set to Agg before matplotlib is imported, since a broken value
-there would stop the import). Figures use matplotlib's default style, not the user's
-rc files, and PNGs carry no version stamp, so the same input gives the same bytes.
-
-They are sized to read on a laptop screen at 100 %: 100 dpi, about 900 pixels wide,
-text of 9 points or more. Every label from an input (names, values, shapes) goes
-through ``one_line`` as on the terminal. Ratios are drawn from 1.0 (the best) up, on
-one scale for all the per-parameter charts of a run, so a 1.05 looks as small next to
-a 1.5 as it is. A ratio can be astronomically large or infinite (a metric of 1e308
-against one of 5e-324): its bar is drawn at ``BAR_CAP`` and labelled with its value,
-so matplotlib never computes with numbers near the float limit.
+Ratios are drawn from 1.0 (the best) up, on one scale for all the per-parameter charts
+of a run, so a 1.05 looks as small next to a 1.5 as it is. A ratio can be
+astronomically large or infinite (a metric of 1e308 against one of 5e-324): its bar
+is drawn at ``BAR_CAP`` and labelled with its value, so matplotlib never computes
+with numbers near the float limit.
 """
 
 from __future__ import annotations
 
-import io
-import math
-import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kprofile.core.values import value_label
+from kprofile.render.charts.canvas import figure, png_bytes
 from tuning_codegen.errors import one_line
 
 BAR_CAP = 1e6  # the longest bar drawn, as a ratio
@@ -34,52 +23,7 @@ BAR_CAP = 1e6  # the longest bar drawn, as a ratio
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from kprofile.core.correlation import Correlation
     from kprofile.core.importance import ImportanceResult, ParamImportance
-
-
-def png(draw: Callable[[Figure], None], size: tuple[float, float]) -> bytes:
-    """A new figure of ``size`` inches, drawn by ``draw``, as PNG bytes."""
-    os.environ["MPLBACKEND"] = "Agg"
-    import matplotlib.style
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    with matplotlib.style.context("default"):
-        figure = Figure(figsize=size, dpi=100, layout="constrained")
-        FigureCanvasAgg(figure)
-        draw(figure)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
-
-
-def heatmap_png(result: Correlation, title: str) -> bytes:
-    """The correlation matrix as an annotated heatmap; under the title, the shape
-    columns left out of it."""
-    names = [one_line(n) for n in result.columns]
-    heading = one_line(title)
-    if result.shapes:
-        heading += "\n" + one_line(
-            f"shape columns left out: {', '.join(result.shapes)}"
-        )
-    size = len(names)
-    matrix = result.matrix.to_numpy(dtype=np.float64)
-
-    def draw(figure: Figure) -> None:
-        axes = figure.add_subplot()
-        image = axes.imshow(matrix, cmap="RdBu_r", vmin=-1.0, vmax=1.0)
-        axes.set_xticks(range(size), names, rotation=45, ha="right")
-        axes.set_yticks(range(size), names)
-        for (i, j), value in np.ndenumerate(matrix):
-            text = "" if math.isnan(value) else f"{value:.2f}"
-            color = "white" if abs(value) > 0.6 else "black"
-            axes.text(j, i, text, ha="center", va="center", fontsize=9, color=color)
-        axes.set_title(heading, fontsize=10)
-        figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
-
-    side = max(6.0, 1.5 + 0.8 * size)
-    return png(draw, (side + 1.0, side))
 
 
 def importance_top(result: ImportanceResult) -> float:
@@ -100,6 +44,11 @@ def ratio_text(ratio: float) -> str:
 
 
 def importance_overview_png(result: ImportanceResult) -> bytes:
+    """``importance_overview_figure`` as PNG bytes."""
+    return png_bytes(importance_overview_figure(result))
+
+
+def importance_overview_figure(result: ImportanceResult) -> Figure:
     """Every parameter's cost, ranked (the most costly on top), each bar naming the
     value and the shape where it costs that much."""
     params = result.params[::-1]
@@ -125,7 +74,7 @@ def importance_overview_png(result: ImportanceResult) -> bytes:
         ax.set_title(f"Which parameters matter ({result.shapes_total} shapes): the "
                      "cost, and the value and shape where it is paid")  # fmt: skip
 
-    return png(draw, (9, 1.6 + 0.5 * len(names)))
+    return figure((9, 1.6 + 0.5 * len(names)), draw)
 
 
 def importance_param_png(
@@ -133,8 +82,15 @@ def importance_param_png(
 ) -> bytes:
     """Per value of one parameter: the worst and geometric-mean reachable ratio (see
     ``draw_importance_param``)."""
-    size = (max(8.0, 1.5 + 1.1 * len(p.values)), 5.5)
-    return png(lambda figure: draw_importance_param(figure, p, shapes_total, top), size)
+    return png_bytes(importance_param_figure(p, shapes_total, top=top))
+
+
+def importance_param_figure(
+    p: ParamImportance, shapes_total: int, *, top: float | None = None
+) -> Figure:
+    """See ``draw_importance_param``."""
+    size = (max(9.0, 1.5 + 1.1 * len(p.values)), 5.5)
+    return figure(size, lambda made: draw_importance_param(made, p, shapes_total, top))
 
 
 def draw_importance_param(
