@@ -16,9 +16,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from tuning_codegen.commit.runner import parse_fast
+from tuning_codegen.commit.snapshot import hook_tables, open_commit
 from tuning_codegen.errors import EXIT_OK, InputError, InputErrors, interrupted
-from tuning_codegen.hookargs import parse_fast
-from tuning_codegen.hookmode import hook_tables, open_commit
 
 PROG = "tuning-codegen"
 SIGINT = 2  # signal.SIGINT on every POSIX system, without importing signal

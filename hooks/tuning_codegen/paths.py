@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import stat
 
+from tuning_codegen.commit.git import run_git
 from tuning_codegen.errors import InputError
-from tuning_codegen.gitcmd import run_git
 
 REGISTRY_NAME = ".tuning-codegen.yaml"
 

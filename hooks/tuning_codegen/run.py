@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from tuning_codegen.changes import changed_since
+from tuning_codegen.commit.since import changed_since
+from tuning_codegen.commit.snapshot import open_commit, refuse_deleted_registry
 from tuning_codegen.errors import (
     EXIT_INPUT_ERROR,
     EXIT_OK,
@@ -20,7 +21,6 @@ from tuning_codegen.errors import (
 )
 from tuning_codegen.flags import Request
 from tuning_codegen.generate import plan
-from tuning_codegen.hookmode import open_commit, refuse_deleted_registry
 from tuning_codegen.hookrun import run_hook
 from tuning_codegen.listing import statuses
 from tuning_codegen.paths import REGISTRY_NAME

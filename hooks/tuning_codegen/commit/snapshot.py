@@ -27,8 +27,17 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from tuning_codegen.commitcheck import DIFF_DELETED, check_commit
-from tuning_codegen.commitnames import (
+from tuning_codegen.commit.check import DIFF_DELETED, check_commit
+from tuning_codegen.commit.git import git_output, names
+from tuning_codegen.commit.index import (
+    FEATURE,
+    Entry,
+    index_entries,
+    read_blobs,
+    read_staged,
+    staged_names,
+)
+from tuning_codegen.commit.names import (
     Listing,
     inside,
     list_registered,
@@ -36,7 +45,6 @@ from tuning_codegen.commitnames import (
     stage_zero,
 )
 from tuning_codegen.errors import InputError, InputErrors
-from tuning_codegen.gitcmd import git_output, names
 from tuning_codegen.paths import REGISTRY_NAME, find_git_root, parents, short_path
 from tuning_codegen.registry import (
     Registry,
@@ -44,14 +52,6 @@ from tuning_codegen.registry import (
     load_registry,
     parse_registry,
     tables_touching,
-)
-from tuning_codegen.staged import (
-    FEATURE,
-    Entry,
-    index_entries,
-    read_blobs,
-    read_staged,
-    staged_names,
 )
 from tuning_codegen.table import Table
 from tuning_codegen.textio import decode_utf8

@@ -12,9 +12,9 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from tuning_codegen.commit.index import Entry, index_entries
 from tuning_codegen.paths import parents
 from tuning_codegen.registry import Registry
-from tuning_codegen.staged import Entry, index_entries
 
 MAX_LINKS = 40  # symbolic links followed on the way to one file, as the kernel does
 

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple, overload
 
+from tuning_codegen.commit.git import git_output, names
 from tuning_codegen.errors import InputError
-from tuning_codegen.gitcmd import git_output, names
 from tuning_codegen.textio import MAX_BYTES
 
 FEATURE = "--hook"
