@@ -183,9 +183,9 @@ FLAGS: tuple[Flag, ...] = (
         "hook",
         "switch",
         "Pre-commit mode: judge the commit (the index): only the tables its changes "
-        "touch (FILES, else what is staged), reading every file as staged; fail if a "
-        "registered file is not in the commit, and exit 1 whenever a file was "
-        "rewritten.",
+        "touch (what git has staged, against each parent of a merge, and FILES), "
+        "reading every file as staged; fail if a registered file is not in the "
+        "commit, and exit 1 whenever a file was rewritten.",
         REGISTRY,
         hook=True,
     ),

@@ -1,7 +1,8 @@
 """A hook run (``--hook``): the tables the commit touches, judged from the index.
 
 Every file a touched table reads, its target included, is read as staged
-(``commit.snapshot.IndexFiles``), so the verdict is the commit's under any hook runner.
+(``commit.snapshot.IndexFiles``), and the tables touched are those of git's changes
+(``commit.changed``), so the verdict is the commit's under any hook runner.
 ``--check`` prints the diff of the staged target and exits 1. Otherwise the regions
 are regenerated **in the working tree**: spliced into the file as it is there, so its
 unstaged changes outside the regions stay (a working copy whose unstaged changes
