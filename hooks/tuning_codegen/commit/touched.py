@@ -36,21 +36,25 @@ def tables_touched(
 
 class _Touching:
     """The changed names, and the questions asked of them, each answer kept for the
-    run (a registry names hundreds of files in a few folders)."""
+    run (a registry names hundreds of files in a few folders; a hook run that
+    touches no table asks them all)."""
 
     def __init__(self, registry: Registry, changed: Iterable[str], root: str) -> None:
         self.registry = registry
         self.root = root
+        self.cwd = os.getcwd()
         resolve = RealPaths()
-        given = {os.path.normpath(os.path.abspath(path)) for path in changed}
+        given = {_normal(os.path.join(self.cwd, p)) for p in changed}
         self.names = given | {resolve(path) for path in given}
         self.links = Links(root)
+        self._reads: dict[str, bool] = {}
         self._below: dict[str, bool] = {}
         self._formats: dict[tuple[tuple[str, ...], str], bool] = {}
 
     def table(self, table: Table) -> bool:
-        if any(self.reads(path) for path in table.inputs()):
-            return True
+        for path in table.inputs():
+            if self.reads(path):
+                return True
         if table.formatter is None:
             return False
         folder = os.path.dirname(self.registry.real_path(table.target))
@@ -62,7 +66,13 @@ class _Touching:
 
     def reads(self, path: str) -> bool:
         """Whether a change touches the registered ``path``, by any of its names."""
-        lexical = os.path.normpath(os.path.abspath(path))
+        found = self._reads.get(path)
+        if found is None:
+            found = self._reads[path] = self._touches(path)
+        return found
+
+    def _touches(self, path: str) -> bool:
+        lexical = _normal(os.path.join(self.cwd, path))
         real = self.registry.real_path(path)
         if self._hit(lexical) or (real != lexical and self._hit(real)):
             return True
@@ -78,8 +88,16 @@ class _Touching:
         if name in self.names:
             return True
         folder = os.path.dirname(name)
-        if folder == name or not inside(folder, self.root) or folder == self.root:
-            return False
-        if folder not in self._below:
-            self._below[folder] = self._hit(folder)
-        return self._below[folder]
+        found = self._below.get(folder)
+        if found is None:
+            below = folder != name and folder != self.root and inside(folder, self.root)
+            found = self._below[folder] = below and self._hit(folder)
+        return found
+
+
+def _normal(path: str) -> str:
+    """``os.path.normpath(path)``, skipped for the usual path that has nothing to
+    normalise (no ``.`` or ``..`` component, no doubled or trailing slash)."""
+    if "/." in path or "//" in path or path.endswith("/"):
+        return os.path.normpath(path)
+    return path
