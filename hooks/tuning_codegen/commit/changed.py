@@ -15,10 +15,11 @@ import os
 import re
 
 from tuning_codegen.commit.index import staged_names
+from tuning_codegen.errors import InputError
 from tuning_codegen.paths import git_folder_of
+from tuning_codegen.textio import read_bytes
 
 MERGE_HEAD = "MERGE_HEAD"
-MAX_MERGE_HEAD = 1 << 16  # bytes: an octopus merge of a thousand branches fits
 _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 
 
@@ -35,9 +36,8 @@ def merge_parents(root: str) -> list[str]:
     """The commits a merge in progress joins to HEAD (``MERGE_HEAD``: one per line,
     several for an octopus merge); none outside a merge."""
     try:
-        with open(os.path.join(git_folder(root), MERGE_HEAD), "rb") as handle:
-            data = handle.read(MAX_MERGE_HEAD)
-    except OSError:
+        data = read_bytes(os.path.join(git_folder(root), MERGE_HEAD))
+    except InputError:  # no merge (or no file git would read as one)
         return []
     lines = data.decode("ascii", "replace").split()
     return [line for line in lines if _OID.match(line)]
