@@ -24,13 +24,15 @@ def hand_edit_region_with_a_readme(repo: Any) -> None:
     repo.git("add", MOJO, "README.md")
 
 
-def diverge_with_a_conflict_elsewhere(repo: Any, stale_on: str) -> None:
-    """Two branches that both change docs/notes.txt (a conflict no table reads);
-    the branch ``stale_on`` also retunes a manifest without regenerating (committed
-    past the hook). ``git merge`` stops on the conflict, which is resolved and
-    staged: the merge is left for ``git commit`` to finish."""
+def diverge_with_a_conflict_elsewhere(
+    repo: Any, stale_on: str, base: str = "main"
+) -> None:
+    """Two branches, ``base`` and ``side``, that both change docs/notes.txt (a
+    conflict no table reads); the branch ``stale_on`` also retunes a manifest
+    without regenerating (committed past the hook). ``git merge side`` stops on the
+    conflict, which is resolved and staged: the merge is left for ``git commit``."""
     repo.git("checkout", "-q", "-b", "side")
-    for branch in ("side", "main"):
+    for branch in ("side", base):
         repo.git("checkout", "-q", branch)
         repo.path(NOTES).write_text(f"Notes of {branch}.\n")
         if branch == stale_on:
@@ -40,10 +42,8 @@ def diverge_with_a_conflict_elsewhere(repo: Any, stale_on: str) -> None:
         ["git", "merge", "--no-ff", "-m", "merge", "side"],
         cwd=repo.root, capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert (
-        merge.returncode == 1
-        and f"CONFLICT (content): Merge conflict in {NOTES}" in (merge.stdout)
-    ), merge.stdout
+    conflict = f"CONFLICT (content): Merge conflict in {NOTES}"
+    assert merge.returncode == 1 and conflict in merge.stdout, merge.stdout
     repo.path(NOTES).write_text("Notes of both.\n")
     repo.git("add", NOTES)
 

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from hook_scenarios import (
     EXCLUDED,
+    NOTES,
     diverge_with_a_conflict_elsewhere,
     hand_edit_region_with_a_readme,
     link_a_manifest_folder,
@@ -90,6 +91,24 @@ def test_a_merge_finished_by_git_commit_is_judged_against_each_parent(
     assert "+            N=2688,\n" in done.stdout
     assert "1 stale region in 1 file" in done.stdout
     assert hooked.head() == start
+
+
+def test_a_merge_in_a_linked_worktree_is_judged_against_each_parent(
+    codegen_repo: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A linked worktree keeps its MERGE_HEAD in the folder its ``.git`` file
+    names."""
+    linked = tmp_path / "linked"
+    codegen_repo.git("worktree", "add", "-q", "-b", "work", str(linked))
+    worktree = type(codegen_repo)(linked)
+    diverge_with_a_conflict_elsewhere(worktree, "work", base="work")
+    monkeypatch.chdir(linked)
+    code, out, _ = run_codegen(["--hook", "--check", NOTES], capsys)
+    assert code == 1
+    assert "+            N=2688,\n" in out
 
 
 def test_a_merge_is_judged_by_a_plain_git_hook_too(codegen_repo: Any) -> None:
