@@ -46,11 +46,18 @@ FILES = {
     "docs/notes.txt": "Notes.\n",
 }
 # Each configuration, and a line it puts into the region of its table.
+SINGLE_QUOTES = "+    Config(m=128, n=2112, name='wide'),\n"
 CONFIGS = {
-    "ruff.toml": ('[format]\nquote-style = "single"\n', "+    Config(m=128, n=2112, name='wide'),\n"),
-    "src/pyproject.toml": ('[tool.ruff.format]\nquote-style = "single"\n', "+    Config(m=128, n=2112, name='wide'),\n"),
-    ".clang-format": ("BasedOnStyle: LLVM\nCpp11BracedListStyle: false\n", "+  Cfg{ 128, 2112 },\n"),
-}  # fmt: skip
+    "ruff.toml": ('[format]\nquote-style = "single"\n', SINGLE_QUOTES),
+    "src/pyproject.toml": (
+        '[tool.ruff.format]\nquote-style = "single"\n',
+        SINGLE_QUOTES,
+    ),
+    ".clang-format": (
+        "BasedOnStyle: LLVM\nCpp11BracedListStyle: false\n",
+        "+  Cfg{ 128, 2112 },\n",
+    ),
+}
 
 
 @pytest.fixture
