@@ -190,6 +190,11 @@ def test_lazy_imports_are_for_start_up_and_each_says_why() -> None:
     ("layer", "forbidden"),
     [
         ("tuning_codegen", "kprofile"),  # the code generator never uses the analyzer
+        # what the commit holds is read below the command and the hook's run
+        ("tuning_codegen.commit", "tuning_codegen.cli"),
+        ("tuning_codegen.commit", "tuning_codegen.command"),
+        ("tuning_codegen.commit", "tuning_codegen.run"),
+        ("tuning_codegen.commit", "tuning_codegen.hookrun"),
         ("kprofile.render", "kprofile.modes"),
         ("kprofile.render", "kprofile.sinks"),
         ("kprofile.core", "kprofile.modes"),
@@ -215,6 +220,26 @@ def test_layers_import_one_way(layer: str, forbidden: str) -> None:
         if inside(i.module, layer) and inside(i.target, forbidden)
     ]
     assert wrong == []
+
+
+def test_only_the_commit_package_runs_git() -> None:
+    """One place reads git: ``tuning_codegen.commit`` (and ``paths``, which asks it
+    for the repository's top). The child-process helper that starts git is used by
+    ``commit.git`` alone; a formatter runs through ``process.exchange``."""
+    git_users = {i.module for i in IMPORTS if i.target == "tuning_codegen.commit.git"}
+    outside = {m for m in git_users if not m.startswith("tuning_codegen.commit.")}
+    assert outside == {"tuning_codegen.paths"}
+    spawners = set()
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "tuning_codegen.process"
+            ):
+                if any(alias.name == "spawn" for alias in node.names):
+                    spawners.add(module)
+    assert spawners == {"tuning_codegen.commit.git"}
 
 
 def test_the_command_line_parses_without_the_analyzer_stack() -> None:

@@ -2,5 +2,5 @@
 
 This package runs on every commit, so it imports only the standard library, PyYAML
 and click (a hook run that touches no table: PyYAML alone, see ``cli``); it runs git
-itself where it needs git (``gitcmd``), and never imports pandas.
+itself where it needs git (``tuning_codegen.commit``), and never imports pandas.
 """

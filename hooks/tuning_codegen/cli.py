@@ -4,10 +4,11 @@ Most commits touch no tuning table, and the published hooks run on every one of 
 (``always_run``). So a hook run (``--hook`` with the flags a hook's ``args:`` take:
 ``--check``, ``-q``, ``--config PATH``, ``--format text|github``) is first answered
 here without click or the pipeline: the registry is read from the index, every
-registered file is checked to be in the commit, and when neither the FILES nor (given
-none) the staged changes touch a table there is nothing to do. Anything else, or any
-problem found on the way, goes to the full command (``tuning_codegen.command``), which
-reports it (without ``--hook``, a named file no table has is an error there).
+registered file is checked to be in the commit, and when neither the changes git has
+staged (against each parent of a merge) nor the FILES touch a table there is nothing
+to do. Anything else, or any problem found on the way, goes to the full command
+(``tuning_codegen.command``), which reports it (without ``--hook``, a named file no
+table has is an error there).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from tuning_codegen.commit.runner import parse_fast
+from tuning_codegen.commit.snapshot import hook_tables, open_commit
 from tuning_codegen.errors import EXIT_OK, InputError, InputErrors, interrupted
-from tuning_codegen.hookargs import parse_fast
-from tuning_codegen.hookmode import hook_tables, open_commit
 
 PROG = "tuning-codegen"
 SIGINT = 2  # signal.SIGINT on every POSIX system, without importing signal

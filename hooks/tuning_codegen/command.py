@@ -17,6 +17,7 @@ import click
 
 from tuning_codegen.bazel import import_bazel
 from tuning_codegen.clirun import run_command
+from tuning_codegen.commit.runner import hook_mode, split
 from tuning_codegen.errors import (
     EXIT_INPUT_ERROR,
     EXIT_OK,
@@ -25,7 +26,6 @@ from tuning_codegen.errors import (
     heard_by,
 )
 from tuning_codegen.flags import BAZEL, FLAGS, REGISTRY, SINGLE, Flag, Request
-from tuning_codegen.hookargs import hook_mode, split
 from tuning_codegen.report import REPORTERS, Reporter
 from tuning_codegen.run import run_registry, run_single
 from tuning_codegen.single import SINGLE_FLAGS, NameValue, single_table
@@ -201,8 +201,8 @@ def print_imported_registry(build_file: str) -> int:
 
 def run(argv: Sequence[str] | None = None) -> int:
     """The command under the error policy both console scripts share. A hook's
-    command line is split first (``flags.split``): click then reads its file names
-    after a ``--``, so none of them can be taken for an option."""
+    command line is split first (``commit.runner.split``): click then reads its file
+    names after a ``--``, so none of them can be taken for an option."""
     args = sys.argv[1:] if argv is None else list(argv)
     if hook_mode(args):
         options, files = split(args, hook=True)

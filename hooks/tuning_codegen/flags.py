@@ -3,9 +3,10 @@ the record a parsed command line becomes.
 
 A new option is one row of ``FLAGS`` and one field of ``Request`` (same name), then
 whatever the pipeline does with it; ``command.py`` builds the click option from the
-row, and the no-op fast path (``cli.py``, through ``hookargs``) reads the same row, so
-the two parsers cannot drift apart (``tests/tuning_codegen/test_flags.py`` compares
-them). This module imports only the standard library: the fast path needs it.
+row, and the no-op fast path (``cli.py``, through ``commit.runner``) reads the same
+row, so the two parsers cannot drift apart (``tests/tuning_codegen/test_flags.py``
+compares them). This module imports only the standard library: the fast path needs
+it.
 """
 
 from __future__ import annotations
@@ -182,9 +183,9 @@ FLAGS: tuple[Flag, ...] = (
         "hook",
         "switch",
         "Pre-commit mode: judge the commit (the index): only the tables its changes "
-        "touch (FILES, else what is staged), reading every file as staged; fail if a "
-        "registered file is not in the commit, and exit 1 whenever a file was "
-        "rewritten.",
+        "touch (what git has staged, against each parent of a merge, and FILES), "
+        "reading every file as staged; fail if a registered file is not in the "
+        "commit, and exit 1 whenever a file was rewritten.",
         REGISTRY,
         hook=True,
     ),

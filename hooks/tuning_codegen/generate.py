@@ -22,7 +22,8 @@ from tuning_codegen.errors import (
     memory_named,
     warn,
 )
-from tuning_codegen.formatter import Target, formatted_insides
+from tuning_codegen.formatrun import Target
+from tuning_codegen.formatter import formatted_insides
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.manifest import Entry, parse_manifest
 from tuning_codegen.markerset import MarkerSet, marker_set

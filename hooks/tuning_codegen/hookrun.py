@@ -1,7 +1,8 @@
 """A hook run (``--hook``): the tables the commit touches, judged from the index.
 
 Every file a touched table reads, its target included, is read as staged
-(``hookmode.IndexFiles``), so the verdict is the commit's under any hook runner.
+(``commit.snapshot.IndexFiles``), and the tables touched are those of git's changes
+(``commit.changed``), so the verdict is the commit's under any hook runner.
 ``--check`` prints the diff of the staged target and exits 1. Otherwise the regions
 are regenerated **in the working tree**: spliced into the file as it is there, so its
 unstaged changes outside the regions stay (a working copy whose unstaged changes
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tuning_codegen.commit.snapshot import Commit, IndexFiles, hook_tables
 from tuning_codegen.errors import EXIT_OK, EXIT_STALE, InputError, InputErrors
 from tuning_codegen.flags import Request
 from tuning_codegen.generate import (
@@ -22,7 +24,6 @@ from tuning_codegen.generate import (
     markers_of,
     plan,
 )
-from tuning_codegen.hookmode import Commit, IndexFiles, hook_tables
 from tuning_codegen.locks import locked
 from tuning_codegen.registry import Registry
 from tuning_codegen.report import Diffs, Reporter, Shown

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import stat
 
+from tuning_codegen.commit.git import run_git
 from tuning_codegen.errors import InputError
-from tuning_codegen.gitcmd import run_git
 
 REGISTRY_NAME = ".tuning-codegen.yaml"
 
@@ -55,16 +55,22 @@ def _matches_environment(dot_git: str) -> bool:
     named = os.environ.get("GIT_DIR")
     if not named:
         return True
-    real = os.path.realpath(named)
+    pointed = git_folder_of(dot_git)
+    return pointed is not None and os.path.realpath(pointed) == os.path.realpath(named)
+
+
+def git_folder_of(dot_git: str) -> str | None:
+    """The git folder a ``.git`` stands for: itself when a folder, else the folder
+    its ``gitdir:`` line names (a worktree's, a submodule's); None if unreadable."""
     if os.path.isdir(dot_git):
-        return os.path.realpath(dot_git) == real
+        return dot_git
     try:
         with open(dot_git, encoding="utf-8", errors="replace") as handle:
             line = handle.read(4096).strip()
     except OSError:
-        return False
+        return None
     pointed = line.removeprefix("gitdir:").strip()
-    return os.path.realpath(os.path.join(os.path.dirname(dot_git), pointed)) == real
+    return os.path.normpath(os.path.join(os.path.dirname(dot_git), pointed))
 
 
 def _top_from_git(start: str) -> str | None:

@@ -1,11 +1,15 @@
 """Running another program with bounded input and output: the one place the code
 generator talks to a child process (git for ``--hook`` and ``--since``, a formatter).
 
-``spawn`` starts a program found on PATH with ``posix_spawn`` and pipes rather than
-``subprocess``, whose import alone costs a no-op hook run a tenth of its time;
-``exchange`` writes a child's input while reading its two outputs as they come (no pipe
-fills up and stalls the other side), stops at a size limit or a deadline, and keeps
-only the start of what the child says on stderr.
+``find_program`` looks a program up on PATH's absolute entries only: an empty entry,
+``.`` or any relative one names the current folder (a repository, in a hook or in
+CI), and a pull request must not be able to make the tool run a program it ships;
+a formatter's lookup also skips entries inside the repository. ``spawn`` starts a
+program so found with ``posix_spawn`` and pipes rather than ``subprocess``, whose
+import alone costs a no-op hook run a tenth of its time; ``exchange`` writes a
+child's input while reading its two outputs as they come (no pipe fills up and
+stalls the other side), stops at a size limit or a deadline, and keeps only the
+start of what the child says on stderr.
 """
 
 from __future__ import annotations
@@ -26,6 +30,42 @@ class TimedOut(Exception):
     """A child did not finish before the caller's deadline."""
 
 
+def find_program(name: str, *, outside: str | None = None) -> str | None:
+    """The first executable file called ``name`` in an absolute entry of PATH; with
+    ``outside`` (a folder: the repository), none inside it, nor one that resolves
+    into it. None if there is none."""
+    if not name or "/" in name:
+        return None
+    banned = None if outside is None else os.path.realpath(outside)
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue  # the current folder's, whatever it is then
+        candidate = os.path.join(entry, name)
+        if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
+            continue
+        if banned is None or not _inside(os.path.realpath(candidate), banned):
+            return candidate
+    return None
+
+
+def refused_program(name: str, outside: str) -> tuple[str, str] | None:
+    """Where PATH would have found ``name`` for a child started in ``outside`` had
+    ``find_program`` not refused it (the file, and the PATH entry that led there),
+    for the message; None if nowhere."""
+    banned = os.path.realpath(outside)
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(outside, entry or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            real = os.path.realpath(candidate)
+            if not os.path.isabs(entry) or _inside(real, banned):
+                return real, entry
+    return None
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def spawn(
     argv: Sequence[str],
     env: dict[str, str],
@@ -33,11 +73,11 @@ def spawn(
     input: bytes = b"",
     limit: int | None = None,
 ) -> tuple[int, bytes, bytes]:
-    """Run ``argv`` (found on PATH) with ``input`` on stdin; its exit code, stdout and
-    stderr. More than ``limit`` bytes on stdout kill it (``OutputTooLarge``).
-
-    ``posix_spawn`` and pipes rather than ``subprocess``, whose import alone costs a
-    no-op hook run a tenth of its time."""
+    """Run ``argv`` (found by ``find_program``, else ``FileNotFoundError``) with
+    ``input`` on stdin; its exit code, stdout, stderr (``limit``: stdout's most)."""
+    program = find_program(argv[0])
+    if program is None:
+        raise FileNotFoundError(argv[0])
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     in_r, in_w = os.pipe() if input else (-1, -1)
@@ -47,8 +87,8 @@ def spawn(
         else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
     )
     try:
-        pid = os.posix_spawnp(
-            argv[0],
+        pid = os.posix_spawn(
+            program,
             list(argv),
             env,
             file_actions=[

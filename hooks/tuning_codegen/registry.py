@@ -78,7 +78,6 @@ __all__ = [
     "load_registry",
     "parse_registry",
     "short_path",
-    "tables_touching",
 ]
 
 
@@ -99,19 +98,6 @@ def discover_registry(config: str | None, cwd: str) -> Registry | None:
         return load_registry(config)
     found = find_registry(cwd)
     return None if found is None else load_registry(short_path(found))
-
-
-def tables_touching(
-    registry: Registry, tables: Iterable[Table], changed: set[str]
-) -> list[Table]:
-    """Those of ``tables`` reading or writing a file of ``changed`` (absolute paths);
-    all of them if the registry itself changed."""
-    resolve = RealPaths()
-    real = {resolve(p) for p in changed}
-    tables = list(tables)
-    if registry.real_path(registry.path) in real:
-        return tables
-    return [t for t in tables if any(registry.real_path(p) in real for p in t.inputs())]
 
 
 def unregistered(registry: Registry, files: Iterable[str]) -> list[str]:

@@ -9,7 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from tuning_codegen.changes import changed_since
+from tuning_codegen.commit.since import changed_since
+from tuning_codegen.commit.snapshot import (
+    hook_tables,
+    open_commit,
+    refuse_deleted_registry,
+)
+from tuning_codegen.commit.touched import tables_touched
 from tuning_codegen.errors import (
     EXIT_INPUT_ERROR,
     EXIT_OK,
@@ -20,7 +26,6 @@ from tuning_codegen.errors import (
 )
 from tuning_codegen.flags import Request
 from tuning_codegen.generate import plan
-from tuning_codegen.hookmode import open_commit, refuse_deleted_registry
 from tuning_codegen.hookrun import run_hook
 from tuning_codegen.listing import statuses
 from tuning_codegen.paths import REGISTRY_NAME
@@ -28,7 +33,6 @@ from tuning_codegen.regenerate import regenerate
 from tuning_codegen.registry import (
     Registry,
     discover_registry,
-    tables_touching,
     unregistered,
 )
 from tuning_codegen.report import Diffs, Reporter, Row, Shown
@@ -50,11 +54,11 @@ def run_registry(request: Request, cwd: str, reporter: Reporter) -> int:
     tables = _select_by_name(registry, request.tables)
     if request.since is not None:
         changed = changed_since(request.since, registry.root)
-        tables = tables_touching(registry, tables, changed)
+        tables = tables_touched(registry, tables, changed, root=registry.root)
     if request.files:
         _check_registered(registry, request.files)
         changed = {os.path.abspath(f) for f in request.files}
-        tables = tables_touching(registry, tables, changed)
+        tables = tables_touched(registry, tables, changed, root=registry.root)
     shown = _shown_from(cwd)
     if request.list_tables:
         return _list(tables, registry.tables, shown, check=request.check,
@@ -79,9 +83,7 @@ def _run_hook(request: Request, cwd: str, reporter: Reporter) -> int:
     tables = _select_by_name(registry, request.tables)
     shown = _shown_from(cwd)
     if not commit.root:  # outside a git repository: the working tree is all there is
-        tables = tables_touching(
-            registry, tables, {os.path.abspath(f) for f in request.files}
-        )
+        tables = hook_tables(commit, tables, request.files)
         return _run(tables, registry.tables, check=request.check,
                     diffs=_repository_diffs(registry.root), shown=shown,
                     real_of=registry.real_path, reporter=reporter)  # fmt: skip

@@ -1,7 +1,8 @@
 """Where a run reads its inputs and targets, and which tables share a target.
 
 ``Files`` is the one question the planner asks (``text(path)``): the working tree
-answers it here (each file read once per run), the index in ``hookmode.IndexFiles``.
+answers it here (each file read once per run), the index in
+``commit.snapshot.IndexFiles``.
 Tables writing one file, however its path is spelled (symlinks, hard links, the
 spellings of a case-insensitive file system), are grouped by that file's identity.
 """

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tuning_codegen.command import command
+from tuning_codegen.commit.runner import parse_fast, split
 from tuning_codegen.flags import FLAGS, Request
-from tuning_codegen.hookargs import parse_fast, split
 
 FILES = ("-h", "--check", "notes.txt", "github", "--config", "a b.yaml")
 

@@ -145,8 +145,9 @@ def test_an_unstaged_deletion_is_not_part_of_the_commit(
 def test_hook_mode_judges_the_staged_changes_and_only_them(
     codegen_repo: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A plain git hook passes no file names: the hook asks git what is staged. An
-    unstaged edit is not part of the commit, whatever the file names say."""
+    """The hook asks git what is staged, whatever file names it is given (a plain
+    git hook passes none, a runner may leave some out). An unstaged edit is not part
+    of the commit, whatever the file names say."""
     codegen_repo.edit(BF16, "N: 2560", "N: 2688")
     before = codegen_repo.snapshot()
     assert main(["--hook"]) == 0
@@ -157,7 +158,8 @@ def test_hook_mode_judges_the_staged_changes_and_only_them(
     codegen_repo.git("add", BF16)
     assert main(["--hook", "--check"]) == 1  # no names: what is staged
     assert "1 stale region in 1 file" in capsys.readouterr().out
-    assert main(["--hook", "--check", "docs/notes.txt"]) == 0  # names: only those
+    assert main(["--hook", "--check", "docs/notes.txt"]) == 1  # names: joined to it
+    assert "1 stale region in 1 file" in capsys.readouterr().out
     assert main(["--hook", "--since", "HEAD"]) == 2
     assert capsys.readouterr().err.endswith(
         "tuning-codegen: error: --hook cannot be combined with --since or --list\n"

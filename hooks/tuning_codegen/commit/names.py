@@ -12,9 +12,9 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from tuning_codegen.commit.index import Entry, index_entries
 from tuning_codegen.paths import parents
 from tuning_codegen.registry import Registry
-from tuning_codegen.staged import Entry, index_entries
 
 MAX_LINKS = 40  # symbolic links followed on the way to one file, as the kernel does
 
@@ -83,7 +83,7 @@ def _checks(registry: Registry, root: str) -> list[Check]:
     """Each registered path by the name of the file it reads (symbolic links
     followed), and each symbolic link on the way by its own name."""
     checks = []
-    links = _Links(root)
+    links = Links(root)
     for path, role in registered_paths(registry).items():
         real = registry.real_path(path)
         read = relative(real, root)
@@ -96,7 +96,7 @@ def _checks(registry: Registry, root: str) -> list[Check]:
     return checks
 
 
-class _Links:
+class Links:
     """The symbolic links a path goes through below the root: the names the commit
     must hold as links too (each name looked at once per run)."""
 

@@ -18,7 +18,9 @@ snippets and target):
 
 One ``git ls-files`` answers it (another git call only words an error), and outside a
 git repository there is nothing to judge: the working tree is read. Every problem is
-one line naming the path, what it is for, and what to do.
+one line naming the path, what it is for, and what to do. The tables judged are
+those the commit's changes touch, as git says them (``changed``), joined with the
+names the runner passes (``touched``).
 """
 
 from __future__ import annotations
@@ -27,31 +29,31 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from tuning_codegen.commitcheck import DIFF_DELETED, check_commit
-from tuning_codegen.commitnames import (
+from tuning_codegen.commit.changed import commit_changes
+from tuning_codegen.commit.check import DIFF_DELETED, check_commit
+from tuning_codegen.commit.git import git_output, names
+from tuning_codegen.commit.index import (
+    FEATURE,
+    Entry,
+    index_entries,
+    read_blobs,
+    read_staged,
+)
+from tuning_codegen.commit.names import (
     Listing,
     inside,
     list_registered,
     relative,
     stage_zero,
 )
+from tuning_codegen.commit.touched import tables_touched
 from tuning_codegen.errors import InputError, InputErrors
-from tuning_codegen.gitcmd import git_output, names
 from tuning_codegen.paths import REGISTRY_NAME, find_git_root, parents, short_path
 from tuning_codegen.registry import (
     Registry,
     find_registry,
     load_registry,
     parse_registry,
-    tables_touching,
-)
-from tuning_codegen.staged import (
-    FEATURE,
-    Entry,
-    index_entries,
-    read_blobs,
-    read_staged,
-    staged_names,
 )
 from tuning_codegen.table import Table
 from tuning_codegen.textio import decode_utf8
@@ -132,14 +134,16 @@ def _found_registry(start: str, root: str | None) -> str | None:
 def hook_tables(
     commit: Commit, tables: Iterable[Table], files: Sequence[str]
 ) -> list[Table]:
-    """The tables a hook run handles: those of ``tables`` that ``files`` touch, or,
-    given no file names, those the staged changes touch (never none by default)."""
-    if files or not commit.root:
-        changed = {os.path.abspath(f) for f in files}
-    else:
-        root = commit.root
-        changed = {os.path.join(root, name) for name in staged_names(root)}
-    return tables_touching(commit.registry, tables, changed)
+    """The tables a hook run handles: those of ``tables`` that the commit's changes
+    touch (as git says them, ``changed.commit_changes``), or that ``files`` (the
+    runner's names) touch; outside a git repository, ``files`` alone."""
+    changed = {os.path.abspath(f) for f in files}
+    root = commit.root
+    if root:
+        changed.update(os.path.join(root, name) for name in commit_changes(root))
+    return tables_touched(
+        commit.registry, tables, changed, root=root or commit.registry.root
+    )
 
 
 def refuse_deleted_registry(cwd: str) -> None:

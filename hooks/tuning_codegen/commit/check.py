@@ -11,17 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from tuning_codegen.commitnames import (
-    Check,
-    Listing,
-    list_registered,
-    stage_zero,
-)
-from tuning_codegen.errors import InputError, InputErrors
-from tuning_codegen.gitcmd import git_output, names
-from tuning_codegen.paths import parents
-from tuning_codegen.registry import Registry
-from tuning_codegen.staged import (
+from tuning_codegen.commit.git import git_output, names
+from tuning_codegen.commit.index import (
     EMPTY_BLOBS,
     FEATURE,
     GITLINK,
@@ -31,6 +22,15 @@ from tuning_codegen.staged import (
     intent_to_add,
     read_blobs,
 )
+from tuning_codegen.commit.names import (
+    Check,
+    Listing,
+    list_registered,
+    stage_zero,
+)
+from tuning_codegen.errors import InputError, InputErrors
+from tuning_codegen.paths import parents
+from tuning_codegen.registry import Registry
 
 DIFF_DELETED = (
     "--literal-pathspecs", "diff", "--cached", "--name-only", "--no-renames", "-z",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
+from tuning_codegen.commit.git import git_output, names, run_git
 from tuning_codegen.errors import InputError
-from tuning_codegen.gitcmd import git_output, names, run_git
 
 FEATURE = "--since"
 

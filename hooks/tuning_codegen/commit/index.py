@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple, overload
 
+from tuning_codegen.commit.git import git_output, names
 from tuning_codegen.errors import InputError
-from tuning_codegen.gitcmd import git_output, names
 from tuning_codegen.textio import MAX_BYTES
 
 FEATURE = "--hook"
@@ -89,11 +89,13 @@ def index_entries(
     return (entries, changed) if modified else entries
 
 
-def staged_names(root: str) -> list[str]:
-    """The paths (relative to ``root``) the index changes from HEAD, deletions too;
-    every path of the index before the first commit."""
+def staged_names(root: str, against: str | None = None) -> list[str]:
+    """The paths (relative to ``root``) the index changes from HEAD (or from the
+    commit ``against``), deletions too; every path of the index before the first
+    commit."""
     args = ["diff", "--cached", "--name-only", "--no-renames", "--no-ext-diff", "-z"]
-    return names(git_output(args, root, feature=FEATURE))
+    given = [against] if against is not None else []
+    return names(git_output([*args, *given, "--"], root, feature=FEATURE))
 
 
 def intent_to_add(root: str, paths: Sequence[str]) -> set[str]:
