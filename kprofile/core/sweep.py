@@ -5,8 +5,9 @@ Rows are grouped by the group columns (e.g. ``N, K``); within a group the distin
 values of the range column (e.g. ``M``), ascending, are the *points*. A (point, config)
 pair is measured with the project's definitions (``kprofile.core.measure``: failed runs
 dropped, a config measured twice keeps its best run, ratios to the point's best) and a
-config serves a point when ``within_tol`` says so. Each group becomes one
-``points x configs`` matrix of ratios, ``inf`` where the config does not serve.
+config serves a point within the tolerance (``metric.within_tolerance``). Each group
+becomes one ``points x configs`` matrix of ratios, ``inf`` where the config does not
+serve.
 
 Rows with no usable range value (missing, not finite) cannot be placed, and points
 where no run succeeded have no best: both are reported in ``skipped`` and left out.
@@ -22,13 +23,8 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import group_codes
-from kprofile.core.measure import (
-    check_columns,
-    check_matrix,
-    measure,
-    within_tol,
-)
-from kprofile.core.metric import Metric
+from kprofile.core.measure import check_columns, check_matrix, measure
+from kprofile.core.metric import Metric, within_tolerance
 from kprofile.core.values import plain, value_label
 from kprofile.errors import usage_error
 
@@ -93,8 +89,8 @@ def build_sweep(
         raise usage_error(
             f"{column} is constant{where}: there is nothing to split into ranges"
         )
-    within = within_tol(table, tol, metric).to_numpy()
-    ratio = np.where(within, table["ratio"].to_numpy(dtype=np.float64), np.inf)
+    ratio = table["ratio"].to_numpy(dtype=np.float64)
+    ratio = np.where(within_tolerance(ratio, tol), ratio, np.inf)
     groups = _groups(table, ratio, shapes, codes, group_cols, column)
     ran = np.zeros(len(shapes), dtype=bool)
     ran[table["shape"].to_numpy()] = True
