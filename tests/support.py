@@ -72,6 +72,29 @@ def within_exactly(
     return (b / v if higher else v / b) <= 1 + t
 
 
+#: Every compression kprofile reads a pickle in, by the suffix DataFrame.to_pickle
+#: picks it by.
+COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst")
+
+
+def compress(data: bytes, suffix: str) -> bytes:
+    """``data`` compressed as ``DataFrame.to_pickle`` compresses a file named
+    ``*.pkl{suffix}`` (gzip, bz2, xz; zstd through the zstandard package)."""
+    import bz2
+    import gzip
+    import lzma
+
+    import zstandard  # type: ignore[import-not-found, unused-ignore]
+
+    packers = {
+        ".gz": lambda d: gzip.compress(d, mtime=0),
+        ".bz2": bz2.compress,
+        ".xz": lzma.compress,
+        ".zst": zstandard.ZstdCompressor().compress,
+    }
+    return bytes(packers[suffix](data))
+
+
 def run(capsys: Any, *args: str) -> tuple[int, str, str]:
     """``kprofile ARGS``: exit code, stdout, stderr."""
     from kprofile.cli import main

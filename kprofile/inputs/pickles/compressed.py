@@ -32,6 +32,8 @@ try:
 except ImportError:
     zstandard = None  # type: ignore[assignment, unused-ignore]
 
+#: The names ``DataFrame.to_pickle`` gives these streams: ``out.pkl.gz``, ...
+SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 MAX_FILE_BYTES = 4 * 2**30
 MAX_RATIO = 100
 RATIO_BASE = 64 * 2**20
