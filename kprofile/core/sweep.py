@@ -116,6 +116,7 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
             f"{column} must hold numbers to make ranges of; it holds {kind} values "
             f"(e.g. {value_label(example)})"
         )
+    _check_exact(values, column)
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
@@ -124,6 +125,33 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
         raise usage_error(f"{column} has no value in any row")
     integral = bool((finite == np.round(finite)).all() and abs(finite).max() < 2**53)
     return numbers, integral
+
+
+EXACT = 2**53  # every integer up to this is a float64 of its own
+
+
+def _check_exact(values: pd.Series, column: str) -> None:
+    """Refuse a whole number beyond +-2**53: as a point it would be rounded to a
+    float64, and two values would share a range boundary (or, beyond float's range,
+    not be a number at all)."""
+    array = values.to_numpy()
+    if array.dtype.kind in "iu":
+        outside = array[(array > EXACT) | (array < -EXACT)] if len(array) else array
+        found = outside[0].item() if len(outside) else None
+    elif array.dtype.kind == "O":
+        found = next((v for v in array if _whole(v) and abs(v) > EXACT), None)
+    else:
+        return
+    if found is not None:
+        digits = len(str(abs(found)))
+        raise usage_error(
+            f"{column} holds a whole number of {digits} digits; a range column's "
+            f"values are placed exactly only up to 2**53 ({EXACT:,})"
+        )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _unplaced(rows: pd.DataFrame, group_cols: list[str], column: str) -> pd.DataFrame:
