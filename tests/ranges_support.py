@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from support import results_of
+from support import results_of, within_exactly
 
 METRIC = "met (ms)"
 
@@ -34,7 +34,8 @@ def serves(
     rows = runs[mask]
     best_run = rows.groupby(["M", *configs])[METRIC].min().reset_index()
     best = best_run.groupby("M")[METRIC].transform("min")
-    ok = best_run[best_run[METRIC] <= best * (1 + tol)]
+    kept = [within_exactly(v, b, tol) for v, b in zip(best_run[METRIC], best)]
+    ok = best_run[kept]
     out: dict[int, set[tuple[str, ...]]] = {}
     for record in ok.to_dict("records"):
         out.setdefault(int(record["M"]), set()).add(tuple(record[c] for c in configs))

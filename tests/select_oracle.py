@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from support import within_exactly
 
 from kprofile.core.columns import shape_columns, tuning_columns
 from kprofile.core.metric import (
@@ -63,12 +64,13 @@ def select_top_fraction(
 
 
 def select_within(values: np.ndarray, metric: Metric, band: float) -> np.ndarray:
-    """Rows whose ratio to the best is at most ``1 + band``, best first."""
+    """Rows whose ratio to the best is at most ``1 + band`` (exactly), best first."""
     order = rank_order(values, metric)
     if not len(order):
         return order
-    ratios = ratio_to(values[order], float(values[order[0]]), metric)
-    return order[ratios <= 1.0 + band + 1e-12]
+    best, higher = float(values[order[0]]), metric.higher_is_better
+    kept = [within_exactly(v, best, band, higher=higher) for v in values[order]]
+    return order[np.array(kept, dtype=bool)]
 
 
 SELECTIONS: dict[str, Callable[[np.ndarray, Metric, float], np.ndarray]] = {

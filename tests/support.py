@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,40 @@ MANIFEST = FIXTURES / "update" / "tuning_table_bench_matmul.yaml"
 SHAPES = ["M256_N20480_K5376", "M4096_N4096_K4096", "M8_N7168_K2048"]
 PARAMS = ["BM", "BN", "STAGES", "CLUSTER", "SWAP_AB", "SCHEDULE"]
 METRIC = "met (ms)"
+
+
+def within_exactly(
+    value: float, best: float, tol: float, *, higher: bool = False
+) -> bool:
+    """The documented tolerance rule in exact arithmetic: ``value / best`` (``best /
+    value`` when higher is better) at most ``1 + tol``, each number taken as the
+    shortest decimal that spells it (what kbench's CSV writes, what a user types), so
+    2.1 against 2.0 is 1.05 exactly, within 5%."""
+    v, b, t = (Fraction(repr(float(x))) for x in (value, best, tol))
+    return (b / v if higher else v / b) <= 1 + t
+
+
+#: Every compression kprofile reads a pickle in, by the suffix DataFrame.to_pickle
+#: picks it by.
+COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst")
+
+
+def compress(data: bytes, suffix: str) -> bytes:
+    """``data`` compressed as ``DataFrame.to_pickle`` compresses a file named
+    ``*.pkl{suffix}`` (gzip, bz2, xz; zstd through the zstandard package)."""
+    import bz2
+    import gzip
+    import lzma
+
+    import zstandard  # type: ignore[import-not-found, unused-ignore]
+
+    packers = {
+        ".gz": lambda d: gzip.compress(d, mtime=0),
+        ".bz2": bz2.compress,
+        ".xz": lzma.compress,
+        ".zst": zstandard.ZstdCompressor().compress,
+    }
+    return bytes(packers[suffix](data))
 
 
 def run(capsys: Any, *args: str) -> tuple[int, str, str]:

@@ -131,7 +131,7 @@ def cover(
     _check_limits(tol, time_limit, loss_time_limit)
     with progress("cover: measuring every shape and config"):
         m = measure(df, shape_cols=shape_cols, param_cols=param_cols, metric=metric)
-        split = split_shapes(m.table, tol, metric)
+        split = split_shapes(m.table, tol)
     limit = "" if time_limit is None else f" (limit {time_limit:g} s)"
     with progress(f"cover: searching the smallest table{limit}"):
         solution, chosen = solve_shared(

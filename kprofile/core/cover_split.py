@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from kprofile.core.measure import check_matrix, within_tol
-from kprofile.core.metric import Metric
+from kprofile.core.measure import check_matrix
+from kprofile.core.metric import within_tolerance
 
 if TYPE_CHECKING:
     from kprofile.core.cover_solver import CoverSolution
@@ -34,8 +34,8 @@ class Split:
     baseline_size: int
 
 
-def split_shapes(table: pd.DataFrame, tol: float, metric: Metric) -> Split:
-    covering = table[within_tol(table, tol, metric).to_numpy()]
+def split_shapes(table: pd.DataFrame, tol: float) -> Split:
+    covering = table[within_tolerance(table["ratio"], tol)]
     own_best = table.sort_values(
         ["shape", "ratio", "config"], kind="stable"
     ).drop_duplicates("shape")

@@ -214,14 +214,15 @@ def _table(params: tuple[ParamImportance, ...], shapes_total: int) -> pd.DataFra
     return out
 
 
-def _natural_key(value: object) -> tuple[int, float, str]:
+def _natural_key(value: object) -> tuple[int, int | float, str]:
     """Numbers (and booleans) numerically, then strings, then other types, missing
-    last."""
+    last. Numbers as themselves: Python orders an int of any size against a float
+    exactly, where ``float()`` would overflow or round."""
     value = plain(value)
     if value is None:
-        return (3, 0.0, "")
+        return (3, 0, "")
     if isinstance(value, (bool, int, float)):
-        return (0, float(value), "")
+        return (0, value, "")
     if isinstance(value, str):
-        return (1, 0.0, value)
-    return (2, 0.0, repr(value))
+        return (1, 0, value)
+    return (2, 0, repr(value))

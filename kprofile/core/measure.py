@@ -158,18 +158,3 @@ def _first_rows(df: pd.DataFrame, cols: list[str], ids: pd.Series) -> pd.DataFra
     out = df.loc[first.to_numpy(), cols].copy()
     out.index = pd.Index(ids[first].to_numpy(), name=None)
     return out.sort_index()
-
-
-def within_tol(table: pd.DataFrame, tol: float, metric: Metric) -> pd.Series:
-    """Rows of a ``Measured.table`` whose value is within ``tol`` of the shape's best.
-
-    Checked in the three ways a reader may write it (ratio <= 1 + tol, ratio - 1 <= tol,
-    and value against best * (1 + tol)), so no float rounding can make an answer that
-    one of them rejects.
-    """
-    ratio, value, best = table["ratio"], table["value"], table["best"]
-    if metric.higher_is_better:
-        scaled = value * (1 + tol) >= best
-    else:
-        scaled = value <= best * (1 + tol)
-    return (ratio <= 1 + tol) & (ratio - 1 <= tol) & scaled

@@ -3,6 +3,10 @@
 Ratio convention (whole project): the best entry has ratio 1.0, worse entries > 1.0
 (lower-is-better: value / best; higher-is-better: best / value). Failed runs (metric
 0, negative, missing or not finite) never rank as best and get no ratio (NaN).
+
+Tolerance rule (whole project: ``--within``, ``--cover``, ``--ranges --tol``, the
+shares of ``--score``): a ratio is within ``tol`` of the best when ``ratio <= 1 + tol``,
+with ``TOL_EPSILON`` of room for float rounding (``within_tolerance``).
 """
 
 from __future__ import annotations
@@ -196,6 +200,22 @@ def ratio_to(
     with np.errstate(all="ignore"):
         ratio = best / array if metric.higher_is_better else array / best
     return np.where(valid_mask(array), ratio, np.nan)
+
+
+#: The room ``within_tolerance`` gives a ratio past ``1 + tol``: far above the
+#: rounding of a quotient and of ``1 + tol`` (about 1e-16), far below what a timer
+#: resolves, so a run exactly at the tolerance (2.10 against 2.00 at 5%: the quotient
+#: rounds to 1.0500000000000000444) is within it however the ratio was computed.
+TOL_EPSILON = 1e-9
+
+
+def within_tolerance(ratio: np.ndarray | pd.Series, tol: float) -> np.ndarray:
+    """Whether each ratio (``ratio_to``'s) is within ``tol`` of the best:
+    ``ratio <= 1 + tol + TOL_EPSILON``. A failed run (NaN) never is. The one
+    tolerance rule of every mode."""
+    ratios = np.asarray(ratio, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return ratios <= 1.0 + tol + TOL_EPSILON
 
 
 def rank_order(values: np.ndarray, metric: Metric) -> np.ndarray:

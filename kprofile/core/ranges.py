@@ -20,7 +20,7 @@ import numpy as np
 
 from kprofile.core.columns import end_column
 from kprofile.core.combine import combine
-from kprofile.core.metric import Metric
+from kprofile.core.metric import Metric, within_tolerance
 from kprofile.core.partition import Partition, partition
 from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
 from kprofile.core.values import plain, value_label
@@ -147,8 +147,9 @@ def _ranged(
 
 
 def borderline(ranges: Partition, points: np.ndarray, tol: float) -> list[str]:
-    """Per range, its points whose ratio is above half the tolerance: ``96, 112``."""
-    above = ranges.ratios - 1 > tol / 2
+    """Per range, its points whose ratio is above half the tolerance (not within
+    ``tol / 2`` by the tolerance rule): ``96, 112``."""
+    above = ~within_tolerance(ranges.ratios, tol / 2)
     out = []
     for start, stop in zip(ranges.starts.tolist(), ranges.stops.tolist()):
         hits = points[start:stop][above[start:stop]]

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kprofile.core.columns import Grouping
-from kprofile.core.metric import Metric, metric_values, ratio_to, valid_mask
+from kprofile.core.metric import (
+    Metric,
+    metric_values,
+    ratio_to,
+    valid_mask,
+    within_tolerance,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,9 +165,10 @@ def _top_fraction(ranked: Ranked, amount: float) -> GroupRows:
 
 
 def _within(ranked: Ranked, amount: float) -> GroupRows:
-    """``--within``: ratio to the group's best at most ``1 + X``."""
+    """``--within``: ratio to the group's best at most ``1 + X`` (the tolerance
+    rule, ``metric.within_tolerance``)."""
     rows = ranked.unranked.rows
-    return ranked.best_first(ranked.ratios(rows) <= 1.0 + amount + 1e-12)
+    return ranked.best_first(within_tolerance(ranked.ratios(rows), amount))
 
 
 GROUP_SELECTIONS: dict[str, Callable[[Ranked, float], GroupRows]] = {

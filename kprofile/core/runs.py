@@ -108,9 +108,12 @@ def same_measurements(
     inputs: Sequence[Results], metric: Metric
 ) -> tuple[Results, Results] | None:
     """The first two inputs that hold the same measurements (each parameter and the
-    metric, row for row): one file given twice, a copy of it, or a kbench run's
-    ``.pkl`` and its ``.csv``. ``--combine`` would count them as two runs, and their
-    spread of 1.000 as noise measured. None when every input is a run of its own."""
+    metric, row for row, of the rows that ran): one file given twice, a copy of it
+    under any name, compressed or not, or a kbench run's ``.pkl`` and its ``.csv``.
+    The points kbench recorded as failed (``NAME.failures.json``, found beside one
+    copy and not another) are no measurements and do not tell runs apart.
+    ``--combine`` would count such inputs as two runs, and their spread of 1.000 as
+    noise measured. None when every input is a run of its own."""
     seen: dict[tuple[int, bytes], Results] = {}
     for results in inputs:
         key = _fingerprint(results, metric)
@@ -171,8 +174,14 @@ def repeated_shapes(
 
 
 def _measurements(results: Results, metric: Metric) -> pd.DataFrame:
-    columns = sorted({*results.params, metric.column} & set(results.frame.columns))
-    return results.frame[columns].reset_index(drop=True)
+    """The parameters and the metric of the rows of the results table (not the
+    failed points added from kbench's record), columns by name, rows in order."""
+    frame = results.frame
+    if results.failure is not None and results.failure in frame.columns:
+        frame = frame[frame[results.failure].isna().to_numpy()]
+    named = sorted({*results.params, metric.column} & set(frame.columns))
+    columns = [c for c in named if frame[c].notna().any()]  # a failed point's own
+    return frame[columns].reset_index(drop=True)
 
 
 def _fingerprint(results: Results, metric: Metric) -> tuple[int, bytes] | None:

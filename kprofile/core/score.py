@@ -21,8 +21,9 @@ one status:
   of the results at all).
 
 Only scored shapes enter the summary (geomean and median ratio, the share within 2%,
-5% and 10% of the best, checked as ``kprofile.core.measure.within_tol`` checks a
-tolerance); the others are counted apart, never as 1.0. ``score_configs`` is the same
+5% and 10% of the best, by the project's one tolerance rule,
+``kprofile.core.metric.within_tolerance``); the others are counted apart, never as
+1.0. ``score_configs`` is the same
 score for any choice of one config per shape (the ``--budget`` table's).
 """
 
@@ -36,8 +37,8 @@ import pandas as pd
 
 from kprofile.core.columns import end_column
 from kprofile.core.dispatch import Dispatch, dispatch
-from kprofile.core.measure import Measured, within_tol
-from kprofile.core.metric import Metric, ratio_to
+from kprofile.core.measure import Measured
+from kprofile.core.metric import Metric, ratio_to, within_tolerance
 from kprofile.core.scorecols import (  # the statuses and columns of Score.shapes
     BEST,
     CONFIG,
@@ -181,7 +182,7 @@ def score_configs(
     rows[BEST] = best
     scored = rows[STATUS].to_numpy() == SCORED
     rows[RATIO] = np.where(scored, ratio_to(value, best, metric), np.nan)
-    return _summary(rows, scored, metric, worst)
+    return _summary(rows, scored, worst)
 
 
 def _lookup(
@@ -237,9 +238,7 @@ def _statuses(
     return status
 
 
-def _summary(
-    rows: pd.DataFrame, scored: np.ndarray, metric: Metric, worst: int
-) -> Score:
+def _summary(rows: pd.DataFrame, scored: np.ndarray, worst: int) -> Score:
     done = rows[scored]
     ratio = done[RATIO].to_numpy(dtype=np.float64)
     count = len(ratio)
@@ -248,7 +247,7 @@ def _summary(
         shapes=rows,
         geomean=float(np.exp(np.log(ratio).mean())) if count else float("nan"),
         median=float(np.median(ratio)) if count else float("nan"),
-        bands=tuple(_band(done, tol, metric) for tol in BANDS),
+        bands=tuple(_band(done, tol) for tol in BANDS),
         scored=count,
         no_entry=int((status == NO_ENTRY).sum()),
         no_run=int((status == NO_RUN).sum()),
@@ -258,8 +257,8 @@ def _summary(
     )
 
 
-def _band(done: pd.DataFrame, tol: float, metric: Metric) -> Band:
-    within = int(within_tol(done, tol, metric).sum()) if len(done) else 0
+def _band(done: pd.DataFrame, tol: float) -> Band:
+    within = int(within_tolerance(done["ratio"], tol).sum()) if len(done) else 0
     return Band(tol, within, within / len(done) if len(done) else float("nan"))
 
 

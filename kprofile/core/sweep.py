@@ -5,8 +5,9 @@ Rows are grouped by the group columns (e.g. ``N, K``); within a group the distin
 values of the range column (e.g. ``M``), ascending, are the *points*. A (point, config)
 pair is measured with the project's definitions (``kprofile.core.measure``: failed runs
 dropped, a config measured twice keeps its best run, ratios to the point's best) and a
-config serves a point when ``within_tol`` says so. Each group becomes one
-``points x configs`` matrix of ratios, ``inf`` where the config does not serve.
+config serves a point within the tolerance (``metric.within_tolerance``). Each group
+becomes one ``points x configs`` matrix of ratios, ``inf`` where the config does not
+serve.
 
 Rows with no usable range value (missing, not finite) cannot be placed, and points
 where no run succeeded have no best: both are reported in ``skipped`` and left out.
@@ -22,13 +23,8 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.columns import group_codes
-from kprofile.core.measure import (
-    check_columns,
-    check_matrix,
-    measure,
-    within_tol,
-)
-from kprofile.core.metric import Metric
+from kprofile.core.measure import check_columns, check_matrix, measure
+from kprofile.core.metric import Metric, within_tolerance
 from kprofile.core.values import plain, value_label
 from kprofile.errors import usage_error
 
@@ -93,8 +89,8 @@ def build_sweep(
         raise usage_error(
             f"{column} is constant{where}: there is nothing to split into ranges"
         )
-    within = within_tol(table, tol, metric).to_numpy()
-    ratio = np.where(within, table["ratio"].to_numpy(dtype=np.float64), np.inf)
+    ratio = table["ratio"].to_numpy(dtype=np.float64)
+    ratio = np.where(within_tolerance(ratio, tol), ratio, np.inf)
     groups = _groups(table, ratio, shapes, codes, group_cols, column)
     ran = np.zeros(len(shapes), dtype=bool)
     ran[table["shape"].to_numpy()] = True
@@ -120,6 +116,7 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
             f"{column} must hold numbers to make ranges of; it holds {kind} values "
             f"(e.g. {value_label(example)})"
         )
+    _check_exact(values, column)
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
@@ -128,6 +125,33 @@ def range_values(values: pd.Series, column: str) -> tuple[np.ndarray, bool]:
         raise usage_error(f"{column} has no value in any row")
     integral = bool((finite == np.round(finite)).all() and abs(finite).max() < 2**53)
     return numbers, integral
+
+
+EXACT = 2**53  # every integer up to this is a float64 of its own
+
+
+def _check_exact(values: pd.Series, column: str) -> None:
+    """Refuse a whole number beyond +-2**53: as a point it would be rounded to a
+    float64, and two values would share a range boundary (or, beyond float's range,
+    not be a number at all)."""
+    array = values.to_numpy()
+    if array.dtype.kind in "iu":
+        outside = array[(array > EXACT) | (array < -EXACT)] if len(array) else array
+        found = outside[0].item() if len(outside) else None
+    elif array.dtype.kind == "O":
+        found = next((v for v in array if _whole(v) and abs(v) > EXACT), None)
+    else:
+        return
+    if found is not None:
+        digits = len(str(abs(found)))
+        raise usage_error(
+            f"{column} holds a whole number of {digits} digits; a range column's "
+            f"values are placed exactly only up to 2**53 ({EXACT:,})"
+        )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _unplaced(rows: pd.DataFrame, group_cols: list[str], column: str) -> pd.DataFrame:

@@ -37,6 +37,7 @@ from kprofile.inputs.limits import (
     MAX_SPEC_CHARS,
     MAX_SPEC_TOKENS,
 )
+from kprofile.inputs.pickles.compressed import SUFFIXES as COMPRESSED
 
 FAILURE = "failure"  # the column holding a failed point's kind (None: it ran)
 KINDS = ("build", "execution", "timeout")
@@ -69,9 +70,12 @@ class BadRecord(Exception):
 
 def failures_path(results_path: str) -> str:
     """Where kbench writes the failures of ``results_path``: ``out.pkl`` ->
-    ``out.failures.json`` (kbench names every file of a run by adding a suffix)."""
+    ``out.failures.json`` (kbench names every file of a run by adding a suffix), and
+    so for a compressed copy of the pickle: ``out.pkl.gz`` -> ``out.failures.json``."""
     path = Path(results_path)
-    return str(path.with_name(path.name[: -len(path.suffix)] + SUFFIX))
+    if path.suffix.lower() in COMPRESSED and Path(path.stem).suffix:
+        path = path.with_name(path.stem)
+    return str(path.with_name(path.name.removesuffix(path.suffix) + SUFFIX))
 
 
 def read_failures(results_path: str) -> tuple[FailureRecord | None, str | None]:

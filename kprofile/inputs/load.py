@@ -26,6 +26,7 @@ from kprofile.inputs.failedrows import nothing_ran, with_failures
 from kprofile.inputs.files import irregular
 from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 from kprofile.inputs.pickles import RefusedPickle, read_pickle
+from kprofile.inputs.pickles.compressed import SUFFIXES
 from kprofile.inputs.results import (
     MESH_IDX,
     Results,
@@ -49,13 +50,11 @@ KINDS = {
     ".yaml": "yaml",
     ".yml": "yaml",
 }
-# What DataFrame.to_pickle writes (and kprofile decompresses, bounded).
-COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
 def kind_of(path: str) -> str:
     suffixes = [s.lower() for s in Path(path).suffixes[-2:]]
-    if len(suffixes) == 2 and suffixes[1] in COMPRESSED and KINDS.get(suffixes[0]):
+    if len(suffixes) == 2 and suffixes[1] in SUFFIXES and KINDS.get(suffixes[0]):
         return "pkl" if KINDS[suffixes[0]] == "pkl" else ""
     return KINDS.get(Path(path).suffix.lower(), "")
 

@@ -78,8 +78,9 @@ def apply_update(
         new_text, section, warnings = edited
         if new_text == text:
             return UpdateReport((section,), False, warnings)
-        if dry_run:
-            diff = unified_diff(text, new_text, path, path)
+        if dry_run:  # named from its folder: patch -p0 and git apply -p0 there
+            name = os.path.basename(path)
+            diff = unified_diff(text, new_text, name, name)
             return UpdateReport((section, diff_section(path, diff)), False, warnings)
         write_locked([(path, real, new_text, text)])
     return UpdateReport((section,), True, warnings)

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from support import FIXTURES, run
+from support import COMPRESSIONS, FIXTURES, compress, run
 
 from kprofile.inputs.limits import MAX_FAILURES_BYTES
 
@@ -421,5 +421,38 @@ def test_a_run_where_nothing_ran_says_what_kbench_recorded(
     assert err == (
         f"Invalid pkl [{path}]: no 'merged_df': nothing ran "
         f"({REAL / 'E/out.failures.json'} records 2 failed points: build 2)\n"
+        "kprofile: error: no usable input (1 file skipped)\n"
+    )
+
+
+@pytest.mark.parametrize("suffix", COMPRESSIONS)
+@pytest.mark.parametrize("run_set", RUNS)
+def test_a_compressed_pickle_reads_the_record_kbench_wrote_beside_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, run_set: str, suffix: str
+) -> None:
+    """``out.pkl.gz`` (any compression kprofile reads) is kbench's ``out.pkl``:
+    its record is ``out.failures.json``, not ``out.pkl.failures.json``."""
+    shutil.copy(REAL / run_set / "out.failures.json", tmp_path)
+    path = tmp_path / f"out.pkl{suffix}"
+    path.write_bytes(compress((REAL / run_set / "out.pkl").read_bytes(), suffix))
+    kinds = [f["failure_type"] for f in _failures(run_set)]
+    facts = _sections(_json(capsys, str(path)), "summary")[0]["facts"]
+    assert facts["entries"] == len(_measured(run_set)) + len(kinds)
+    assert facts["failed"] == len(kinds)
+    for kind in ("build", "execution", "timeout"):
+        assert facts[f"failed {kind}"] == kinds.count(kind)
+
+
+def test_a_compressed_run_where_nothing_ran_says_what_kbench_recorded(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    shutil.copy(REAL / "E/out.failures.json", tmp_path)
+    path = tmp_path / "out.pkl.gz"
+    path.write_bytes(compress((REAL / "E/out.pkl").read_bytes(), ".gz"))
+    code, out, err = run(capsys, str(path))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"Invalid pkl [{path}]: no 'merged_df': nothing ran "
+        f"({tmp_path / 'out.failures.json'} records 2 failed points: build 2)\n"
         "kprofile: error: no usable input (1 file skipped)\n"
     )

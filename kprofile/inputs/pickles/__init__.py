@@ -27,8 +27,8 @@ Three steps, each in its own modules:
    (categories are an index), ``frame`` (block placements, strided ones included, that
    cover each column once). Zones come from IANA names the system lists.
 
-``read_pickle`` first decompresses gzip, bz2, xz or zstd data (``compressed``), at most
-100x its size and 4 GiB.
+``read_pickle`` decompresses gzip, bz2, xz or zstd data as the unpickler reads it
+(``compressed``, ``streamed``), at most 100x its size plus 64 MiB and 4 GiB.
 
 Every refusal is a ``RefusedPickle`` whose message says why.
 """

@@ -1,11 +1,13 @@
 """Compressed pickles, as ``DataFrame.to_pickle`` writes them, known by magic bytes.
 
 gzip, bz2, xz and zstd streams (``.pkl.gz``, ``.pkl.bz2``, ``.pkl.xz``, ``.pkl.zst``,
-or the same bytes under a plain ``.pkl`` name) are decompressed in chunks of 1 MiB,
-concatenated members and frames included, into one buffer, and refused once the
-output passes ``MAX_RATIO`` times the compressed size plus ``RATIO_BASE``, or
-``MAX_FILE_BYTES``: a decompression bomb costs at most that much memory (plus one
-chunk) and is refused with one line.
+or the same bytes under a plain ``.pkl`` name) are decompressed as the unpickler reads
+them, a scanned piece at a time (``streamed.StreamedReader``), concatenated members
+and frames included: neither the compressed file nor its decompressed bytes are ever
+whole in memory, so a compressed pickle costs what the same pickle uncompressed does,
+plus one piece. A stream is refused once it passes ``MAX_RATIO`` times the compressed
+size plus ``RATIO_BASE``, or ``MAX_FILE_BYTES``: a decompression bomb is refused with
+one line, and the scan bounds what it makes by that many bytes.
 zstd needs the standard library's ``compression.zstd`` (Python 3.14) or the
 ``zstandard`` package; without either it is refused with a line saying so.
 """
@@ -13,13 +15,15 @@ zstd needs the standard library's ``compression.zstd`` (Python 3.14) or the
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
-import io
 import lzma
 import zlib
+from collections.abc import Iterator
 from typing import BinaryIO, cast
 
 from kprofile.inputs.pickles.errors import RefusedPickle
+from kprofile.inputs.pickles.streamed import Reader, StreamedReader
 
 # zstd: the standard library's (Python 3.14), else the optional zstandard package,
 # imported here so that reading a file never imports anything.
@@ -32,10 +36,11 @@ try:
 except ImportError:
     zstandard = None  # type: ignore[assignment, unused-ignore]
 
+#: The names ``DataFrame.to_pickle`` gives these streams: ``out.pkl.gz``, ...
+SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 MAX_FILE_BYTES = 4 * 2**30
 MAX_RATIO = 100
 RATIO_BASE = 64 * 2**20
-CHUNK = 2**20
 MAGIC = {
     b"\x1f\x8b": "gzip",
     b"BZh": "bz2",
@@ -58,34 +63,21 @@ def compression_of(data: bytes) -> str | None:
     return next((name for magic, name in MAGIC.items() if data.startswith(magic)), None)
 
 
-def decompressed(data: bytes) -> bytes:
-    """``data`` itself, or what its compressed stream holds, within the bounds."""
-    method = compression_of(data)
-    if method is None:
-        return data
-    limit = min(MAX_FILE_BYTES, MAX_RATIO * len(data) + RATIO_BASE)
-    try:
-        with _reader(method, io.BytesIO(data)) as reader:
-            return _read(reader, method, limit)
-    except RefusedPickle:
-        raise
-    except _ERRORS as exc:
-        raise RefusedPickle(f"not a valid {method} stream ({exc})") from None
-
-
-def _read(reader: BinaryIO, method: str, limit: int) -> bytes:
-    """Every chunk appended to one buffer (grown in place, its bytes handed over
-    without a copy), refused before the chunk that would pass ``limit`` is kept:
-    the peak is the decompressed data, not twice it as a list of chunks joined."""
-    out = io.BytesIO()
-    total = 0
-    while chunk := reader.read(CHUNK):
-        total += len(chunk)
-        if total > limit:
-            raise RefusedPickle(_too_large(method, limit))
-        out.write(chunk)
-        del chunk
-    return out.getvalue()
+@contextlib.contextmanager
+def decompressing(handle: BinaryIO, method: str, size: int) -> Iterator[StreamedReader]:
+    """The pickle in ``handle`` (a file of ``size`` bytes holding a ``method``
+    stream, read from its start), decompressed a piece at a time as the unpickler
+    reads it (``streamed``), at most ``MAX_RATIO`` times ``size`` plus
+    ``RATIO_BASE`` (and ``MAX_FILE_BYTES``) bytes of it."""
+    limit = min(MAX_FILE_BYTES, MAX_RATIO * size + RATIO_BASE)
+    with _reader(method, handle) as reader:
+        yield StreamedReader(
+            cast(Reader, reader),
+            limit,
+            errors=_ERRORS,
+            invalid=f"not a valid {method} stream",
+            too_large=lambda: _too_large(method, limit),
+        )
 
 
 def _too_large(method: str, limit: int) -> str:

@@ -20,12 +20,12 @@ from kprofile.inputs.pickles import (
 from kprofile.inputs.pickles.compressed import (
     MAX_FILE_BYTES,
     compression_of,
-    decompressed,
+    decompressing,
 )
 from kprofile.inputs.pickles.context import Context, Handler
 from kprofile.inputs.pickles.errors import RefusedPickle
 from kprofile.inputs.pickles.records import Call
-from kprofile.inputs.pickles.streamed import StreamedFile
+from kprofile.inputs.pickles.streamed import Streamed, StreamedFile
 from kprofile.inputs.pickles.unpickler import unpickle
 
 # Reading at an offset into a buffer (POSIX; not Windows: there, the file in bytes).
@@ -73,9 +73,7 @@ SHARED = frozenset(
 )
 
 
-def decode_pickle(
-    data: bytes | StreamedFile, *, skip: Collection[str] = SKIPPED
-) -> Any:
+def decode_pickle(data: bytes | Streamed, *, skip: Collection[str] = SKIPPED) -> Any:
     """The value a result pickle holds, as plain data and pandas objects.
 
     A dict (kbench's result) has its ``skip`` keys left out, undecoded; a DataFrame
@@ -106,11 +104,12 @@ def decode_pickle(
 
 
 def read_pickle(path: str | os.PathLike[str]) -> Any:
-    """``decode_pickle`` of the file at ``path``, decompressed first if it is gzip,
-    bz2, xz or zstd data (see ``compressed``); files over 4 GiB, or that are not
-    regular files, are refused before anything is read. An uncompressed file is
-    scanned and unpickled a piece at a time (``streamed``): each byte read once,
-    what was scanned is what is unpickled, and the file never all in memory."""
+    """``decode_pickle`` of the file at ``path``, decompressed as it is read if it
+    is gzip, bz2, xz or zstd data (see ``compressed``); files over 4 GiB, or that
+    are not regular files, are refused before anything is read. The file is scanned
+    and unpickled a piece at a time (``streamed``): each byte read once, what was
+    scanned is what is unpickled, and neither the file nor what it decompresses to
+    ever all in memory."""
     with open(path, "rb") as handle:
         status = os.fstat(handle.fileno())
         if not stat.S_ISREG(status.st_mode):
@@ -118,9 +117,14 @@ def read_pickle(path: str | os.PathLike[str]) -> Any:
         if status.st_size > MAX_FILE_BYTES:
             raise RefusedPickle(f"refused a file over {MAX_FILE_BYTES // 2**30} GiB")
         head = handle.read(16)
-        if _STREAMS and status.st_size and compression_of(head) is None:
+        method = compression_of(head)
+        if method is not None:
+            handle.seek(0)
+            with decompressing(handle, method, status.st_size) as stream:
+                return decode_pickle(stream)
+        if _STREAMS and status.st_size:
             return decode_pickle(StreamedFile(handle.fileno(), status.st_size))
         data = head + handle.read(status.st_size + 1 - len(head))  # + 1: growing
         if len(data) != status.st_size:
             raise RefusedPickle("refused: the file changed while it was read")
-    return decode_pickle(decompressed(data))
+    return decode_pickle(data)

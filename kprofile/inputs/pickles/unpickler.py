@@ -10,7 +10,7 @@ from kprofile.inputs.pickles.errors import RefusedPickle, shown
 from kprofile.inputs.pickles.names import resolve
 from kprofile.inputs.pickles.records import Global
 from kprofile.inputs.pickles.scan import scan
-from kprofile.inputs.pickles.streamed import StreamedFile
+from kprofile.inputs.pickles.streamed import Streamed
 
 
 class _StandInUnpickler(pickle.Unpickler):
@@ -23,7 +23,7 @@ class _StandInUnpickler(pickle.Unpickler):
         )
 
 
-def unpickle(data: bytes | StreamedFile) -> Any:
+def unpickle(data: bytes | Streamed) -> Any:
     """The object tree of ``data``: built-in values and ``Call`` records, nothing run.
 
     Bytes are scanned first (lengths, memo indices and dict sizes are bounded by the
@@ -31,7 +31,7 @@ def unpickle(data: bytes | StreamedFile) -> Any:
     before the unpickler reads it (``streamed``): no field can make the unpickler
     allocate more than the file holds.
     """
-    if isinstance(data, StreamedFile):
+    if isinstance(data, Streamed):
         stream: Any = data
     else:
         scan(data)
@@ -45,6 +45,6 @@ def unpickle(data: bytes | StreamedFile) -> Any:
     except Exception as exc:  # a malformed stream: any error of an opcode's checks
         reason = f"{type(exc).__name__}: {exc}"
         raise RefusedPickle(f"not a valid pickle ({shown(reason)[1:-1]})") from None
-    if isinstance(stream, StreamedFile):
+    if isinstance(stream, Streamed):
         stream.finish()
     return tree

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kprofile.core.values import value_label
-from kprofile.render.charts.canvas import figure, png_bytes
+from kprofile.render.charts.canvas import figure, png_bytes, wrap
 from tuning_codegen.errors import one_line
 
 BAR_CAP = 1e6  # the longest bar drawn, as a ratio
@@ -60,7 +60,7 @@ def importance_overview_figure(result: ImportanceResult) -> Figure:
         ax.barh(names, bars, left=1.0, color="tab:red")
         for y, p in enumerate(params):
             worst = p.worst
-            where = one_line(f"{value_label(worst.value)} on {worst.worst_shape}")
+            where = f"{_value(worst.value)} on {one_line(worst.worst_shape)}"
             ax.annotate(f"{ratio_text(p.cost)}  ({where})", (drawn(p.cost), y),
                         xytext=(4, 0), textcoords="offset points", va="center",
                         fontsize=9)  # fmt: skip
@@ -100,12 +100,12 @@ def draw_importance_param(
     its ratio, its shape and the number of shapes it was measured on; the title names
     the costly value and its shape. ``top``: the ratio axis's top
     (``importance_top``), the same for every parameter of a run."""
-    labels = [one_line(value_label(v.value)) for v in p.values]
+    labels = [wrap(value_label(v.value)) for v in p.values]
     x = np.arange(len(labels))
     worst = [drawn(v.worst) - 1.0 if v.shapes else 0.0 for v in p.values]
     geo = [drawn(v.geomean) - 1.0 if v.shapes else 0.0 for v in p.values]
     name = one_line(p.param)
-    where = one_line(f"{value_label(p.worst.value)} on {p.worst.worst_shape}")
+    where = f"{_value(p.worst.value)} on {one_line(p.worst.worst_shape)}"
     ax = figure.add_subplot()
     ax.bar(x - 0.2, geo, 0.4, bottom=1.0, label="geometric mean over shapes",
            color="tab:blue")  # fmt: skip
@@ -129,3 +129,9 @@ def draw_importance_param(
     ax.set_title(f"#{p.rank} {name}: a bad choice costs up to {ratio_text(p.cost)}x "
                  f"({where})", fontsize=11)  # fmt: skip
     figure.legend(loc="outside lower center", ncols=2, fontsize=9)
+
+
+def _value(value: object) -> str:
+    """A value on one line of at most 30 characters (a 401-digit integer cut with
+    an ellipsis), so that a title or a bar's note keeps its room."""
+    return wrap(value_label(value), lines=1)

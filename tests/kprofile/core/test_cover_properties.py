@@ -11,7 +11,7 @@ import pytest
 from cover_support import PARAMS, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import examples, within_exactly
 
 from kprofile.core.cover import REASON_NOT_SHARED, CoverResult
 
@@ -35,12 +35,10 @@ def reference_ratios(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def within(per: pd.DataFrame, tol: float) -> pd.Series:
-    """'Within tol of the best' in every way a reader may write it (cover's documented contract)."""
-    return (
-        (per["ratio"] <= 1 + tol)
-        & (per["ratio"] - 1 <= tol)
-        & (per["met"] <= per["best"] * (1 + tol))
-    )
+    """'Within tol of the best': met / best at most 1 + tol, exactly (the documented
+    tolerance rule: 1.1 against 1.0 is within 10%)."""
+    kept = [within_exactly(m, b, tol) for m, b in zip(per["met"], per["best"])]
+    return pd.Series(kept, index=per.index, dtype=bool)
 
 
 def brute_force_minimum(per: pd.DataFrame, tol: float) -> tuple[int, int]:

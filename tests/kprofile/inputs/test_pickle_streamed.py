@@ -1,9 +1,14 @@
-"""A pickle file is scanned and unpickled a piece at a time (``streamed``): the
-same frame or the same refusal as the whole file scanned at once, at every piece
-size, and a file that changes while it is read is refused."""
+"""A pickle file is scanned and unpickled a piece at a time (``streamed``),
+compressed ones as they are decompressed: the same frame or the same refusal as the
+whole file (decompressed by the standard library) scanned at once, at every piece
+size; a file that changes while it is read is refused, and so is a compressed stream
+past its bound or cut short."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
 import pickle
 from pathlib import Path
@@ -12,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+import zstandard  # type: ignore[import-not-found, unused-ignore]
+from support import compress
 
-from kprofile.inputs.pickles import streamed
-from kprofile.inputs.pickles.compressed import decompressed
+from kprofile.inputs.pickles import compressed, streamed
 from kprofile.inputs.pickles.decode import decode_pickle, read_pickle
 from kprofile.inputs.pickles.errors import RefusedPickle
 
@@ -23,7 +29,21 @@ FILES = sorted(
     p
     for p in [*FIXTURES.glob("kbench/*/*.pkl"), *FIXTURES.glob("pickles/*/*.pkl")]
     + [*FIXTURES.glob("realkbench/*/*.pkl")]
+    + [*FIXTURES.glob("kbench/*/*.pkl.*[!n]")]  # .gz, .bz2, .xz, .zst; not .json
 )
+
+
+def _whole(data: bytes) -> bytes:
+    """The bytes a compressed file holds, by the standard library (zstandard)."""
+    for magic, unpack in (
+        (b"\x1f\x8b", gzip.decompress),
+        (b"BZh", bz2.decompress),
+        (b"\xfd7zXZ\x00", lzma.decompress),
+        (b"\x28\xb5\x2f\xfd", zstandard.ZstdDecompressor().decompressobj().decompress),
+    ):
+        if data.startswith(magic):
+            return bytes(unpack(data))
+    return data
 
 
 def _outcome(read: Any) -> Any:
@@ -38,10 +58,10 @@ def _outcome(read: Any) -> Any:
 def test_every_fixture_reads_in_pieces_as_it_does_whole(
     block: int, monkeypatch: Any
 ) -> None:
-    assert len(FILES) > 40
+    assert len(FILES) > 40 and sum(p.suffix == ".zst" for p in FILES) >= 2
     monkeypatch.setattr(streamed, "BLOCK", block)
     for path in FILES:
-        whole = _outcome(lambda p=path: decode_pickle(decompressed(p.read_bytes())))
+        whole = _outcome(lambda p=path: decode_pickle(_whole(p.read_bytes())))
         assert _outcome(lambda p=path: read_pickle(p)) == whole, path
 
 
@@ -94,4 +114,30 @@ def test_a_file_that_changes_while_it_is_read_is_refused(
 
     monkeypatch.setattr(streamed.StreamedFile, "_piece", then_change)
     with pytest.raises(RefusedPickle, match="the file changed while it was read"):
+        read_pickle(path)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
+def test_a_compressed_stream_past_its_bound_is_refused_as_a_bomb(
+    tmp_path: Path, monkeypatch: Any, suffix: str
+) -> None:
+    """Valid pickle opcodes (1 KiB values) that go on past 100x the compressed size
+    plus the base: refused once the bound is read, never read further."""
+    monkeypatch.setattr(compressed, "RATIO_BASE", 1 << 20)
+    monkeypatch.setattr(streamed, "BLOCK", 4096)
+    payload = pickle.dumps([bytes(1024) for _ in range(4096)], protocol=5)  # 4 MiB
+    path = tmp_path / f"bomb.pkl{suffix}"
+    path.write_bytes(compress(payload, suffix))
+    assert 100 * path.stat().st_size + (1 << 20) < len(payload)
+    with pytest.raises(RefusedPickle, match=r"over 100x its compressed size"):
+        read_pickle(path)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
+def test_a_compressed_stream_cut_short_is_refused(tmp_path: Path, suffix: str) -> None:
+    source = FIXTURES / "realkbench" / "A" / "out.pkl"
+    data = compress(source.read_bytes(), suffix)
+    path = tmp_path / f"cut.pkl{suffix}"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(RefusedPickle, match=r"^not a valid (gzip|bz2|xz|zstd|pickle)"):
         read_pickle(path)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from support import files_in, run, sections
+from support import COMPRESSIONS, FIXTURES, compress, files_in, run, sections
 from table_support import (
     HELDOUT,
     HELDOUT_PARAMS,
@@ -28,6 +28,7 @@ from kprofile.core.score import SCORED
 from tuning_codegen.manifest import load_manifest
 
 METRIC = "met (ms)"
+REAL = FIXTURES / "realkbench"
 KEY = [*HELDOUT_SHAPE, *HELDOUT_PARAMS]
 
 
@@ -257,3 +258,62 @@ def test_two_runs_that_differ_in_one_value_are_two_runs(
         capsys, "--combine", "median", str(tmp_path / "a.pkl"), str(tmp_path / "b.pkl")
     )
     assert (code, err) == (0, "")
+
+
+def _copies(folder: Path, run_set: str) -> dict[str, Path]:
+    """Copies of a genuine kbench run's pickle that are the same run: renamed beside
+    it (no record of failures under that name), in another folder with its record,
+    and compressed the ways kprofile reads, with the record and without."""
+    source = REAL / run_set / "out.pkl"
+    data = source.read_bytes()
+    (folder / "renamed").mkdir()
+    (folder / "moved").mkdir()
+    made = {
+        "renamed": folder / "renamed" / "copy.pkl",
+        "moved": folder / "moved" / "out.pkl",
+    }
+    shutil.copy(REAL / run_set / "out.failures.json", folder / "moved")
+    for suffix in COMPRESSIONS:
+        beside = folder / f"beside{suffix}"
+        beside.mkdir()
+        shutil.copy(REAL / run_set / "out.failures.json", beside)
+        made[f"out.pkl{suffix}"] = beside / f"out.pkl{suffix}"
+        made[f"run{suffix}"] = folder / "renamed" / f"run.pkl{suffix}"
+    for path in made.values():
+        suffix = path.suffix if path.suffix in COMPRESSIONS else ""
+        path.write_bytes(compress(data, suffix) if suffix else data)
+    return made
+
+
+@pytest.mark.parametrize("run_set", ["A", "B", "C", "D"])
+def test_a_renamed_moved_or_compressed_copy_of_a_run_is_the_same_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run_set: str
+) -> None:
+    """Before: a copy kbench's record of failures was not found beside (renamed) or
+    was found beside under the wrong name (``out.pkl.gz`` looked for
+    ``out.pkl.failures.json``) differed by its failed points and was taken for a
+    second run: "repeated 132, median spread 1.000". The message names both files."""
+    original = REAL / run_set / "out.pkl"
+    for what, copy in _copies(tmp_path, run_set).items():
+        before = files_in(tmp_path)
+        code, out, err = run(
+            capsys, "--combine", "median", str(original), str(copy), "-o",
+            str(tmp_path / "t"),
+        )  # fmt: skip
+        assert (code, out) == (2, ""), what
+        assert err.endswith(
+            f"{copy}: error: --combine: the same measurements as {original} (the "
+            "same run given twice would count as two runs, its spread 1.000 as "
+            "noise measured); give each run once\n"
+        ), (what, err)
+        assert files_in(tmp_path) == before
+
+
+def test_two_genuine_runs_of_one_sweep_are_two_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """realkbench A and B: the same sweep run twice by kbench (B with pyarrow)."""
+    code, _, err = run(
+        capsys, "--combine", "median", str(REAL / "A/out.pkl"), str(REAL / "B/out.pkl")
+    )
+    assert code == 0, err
