@@ -418,7 +418,8 @@ def test_group_by_pivots_in_one_file(
         (
             ["run1/M8_N7168_K2048.pkl", "-m", "nope"],
             "kprofile: error: no column matches metric 'nope'; numeric columns: "
-            "'met (ms)', 'iters', 'Arithmetic (GFLOPS/s)', 'DataMovement (GB/s)', 'BM', 'BN', 'STAGES', 'CLUSTER', 'M', 'N', 'K'",
+            "met (ms), iters, Arithmetic (GFLOPS/s), DataMovement (GB/s), BM, BN, "
+            "STAGES, CLUSTER, M, N, K",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "-t", "2"],

@@ -80,13 +80,13 @@ ERRORS = [
     pytest.param(
         table_from_coverage({"a": {0}}, 1),
         {"metric": Metric("met (ms)", higher_is_better=False)},
-        "unknown column(s) 'met (ms)'; available: M, N, BM, STAGES, met",
+        "no column 'met (ms)'; columns: M, N, BM, STAGES, met",
         id="unknown-metric",
     ),
     pytest.param(
         table_from_coverage({"a": {0}}, 1),
         {"param_cols": ["BM", "TILE", "K"]},
-        "unknown column(s) 'TILE', 'K'; available: M, N, BM, STAGES, met",
+        "no column 'TILE', 'K'; columns: M, N, BM, STAGES, met",
         id="unknown-params",
     ),
     pytest.param(
