@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tuning_codegen.errors import InputError, one_line
 
 PROG = "kprofile"
+MOST_NAMES = 20  # the names an error about an unknown one lists, at most
 
 
 class KprofileError(InputError):
@@ -26,6 +28,21 @@ class Notice(str):
 def usage_error(message: str) -> KprofileError:
     """An error about the command line itself, reported as ``kprofile: error: ...``."""
     return KprofileError(PROG, message)
+
+
+def column_list(names: Iterable[object], label: str = "columns") -> str:
+    """``columns: M, N, K, BM, ...``: what an error about an unknown column offers
+    instead, every option's the same way. Each name once, in the order given (the
+    caller puts first what the option usually names), at most ``MOST_NAMES`` of
+    them, then how many more; a name a comma or edge blank would blur is quoted."""
+    unique = list(dict.fromkeys(str(name) for name in names))
+    shown = ", ".join(_name(name) for name in unique[:MOST_NAMES]) or "none"
+    more = len(unique) - MOST_NAMES
+    return f"{label}: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def _name(name: str) -> str:
+    return repr(name) if not name or "," in name or name != name.strip() else name
 
 
 @dataclass(frozen=True)

@@ -87,28 +87,54 @@ def parse_fraction(value: str, option: str, *, allow_zero: bool) -> float:
     ``2`` is far more often ``2%`` mistyped than a tolerance of 200%."""
     text = value.strip()
     percent = text.endswith("%")
-    scale = 100.0 if percent else 1.0
     try:
-        number = float(text.rstrip("%")) / scale
+        number = float(text.rstrip("%")) / (100.0 if percent else 1.0)
     except ValueError:
         raise usage_error(
             f"{option}: expected a fraction like 0.05 or 5%, got {value!r}"
         ) from None
-    if allow_zero:
-        if not number >= 0.0 or number == float("inf"):
-            raise usage_error(
-                f"{option}: expected a non-negative fraction, got {value!r}"
-            )
-        if number >= 1.0 and not percent:
-            raise usage_error(
-                f"{option}: expected a fraction below 1 like 0.02 or 2%, got "
-                f"{value!r}; did you mean {text}%?"
-            )
-    elif not 0.0 < number <= 1.0:
-        raise usage_error(
-            f"{option}: expected a fraction in (0, 1] like 0.05 or 5%, got {value!r}"
-        )
-    return number
+    if _fraction_fits(number, percent=percent, allow_zero=allow_zero):
+        return number
+    if allow_zero and number >= 0.0 and number != math.inf:
+        expected = "a fraction below 1 like 0.02 or 2%"
+    elif allow_zero:
+        expected = "a non-negative fraction"
+    else:
+        expected = "a fraction in (0, 1] like 0.05 or 5%"
+    raise usage_error(
+        f"{option}: expected {expected}, got {value!r}"
+        f"{percent_hint(text, number, percent=percent, allow_zero=allow_zero)}"
+    )
+
+
+def _fraction_fits(number: float, *, percent: bool, allow_zero: bool) -> bool:
+    if allow_zero:  # a tolerance: 1 or more only as a percentage
+        return 0.0 <= number < math.inf and (percent or number < 1.0)
+    return 0.0 < number <= 1.0
+
+
+def percent_hint(text: str, number: float, *, percent: bool, allow_zero: bool) -> str:
+    """``; did you mean 5%?`` when a refused bare number would be a fraction the
+    option takes, read as a percentage (``--top 5``); else nothing. Every fraction
+    option's message ends with it."""
+    if percent or not _fraction_fits(
+        number / 100.0, percent=True, allow_zero=allow_zero
+    ):
+        return ""
+    return f"; did you mean {text}%?"
+
+
+def ratio_hint(text: str) -> str:
+    """``; did you mean 1.05 (5% above the best)?`` when a refused ratio reads as the
+    fraction or percentage above the best it meant (``0.05``, ``5%``); else nothing."""
+    percent = text.endswith("%")
+    try:
+        above = float(text.rstrip("%")) / (100.0 if percent else 1.0)
+    except ValueError:
+        return ""
+    if not (0.0 < above < math.inf and (percent or above < 1.0)):
+        return ""
+    return f"; did you mean {1.0 + above:g} ({above * 100:g}% above the best)?"
 
 
 def _option_name(param: click.Parameter | None) -> str:
@@ -188,14 +214,15 @@ class Ratio(click.ParamType):
     ) -> float:
         if isinstance(value, float):
             return value
+        text = str(value).strip()
         try:
-            number = float(str(value).strip())
+            number = float(text)
         except ValueError:
             number = math.nan
         if not 1.0 <= number < math.inf:
             raise usage_error(
                 f"{_option_name(param)}: expected a ratio of 1.0 or more (1.05: 5% "
-                f"above the best), got {value!r}"
+                f"above the best), got {value!r}{ratio_hint(text)}"
             )
         return number
 

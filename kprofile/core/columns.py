@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.core.problems import is_constant
+from kprofile.core.problems import is_constant, no_pivot
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
 from kprofile.inputs.limits import MAX_SHAPES
@@ -165,8 +165,7 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
     frame = results.frame
     missing = [p for p in pivots if p not in frame.columns]
     if missing:
-        names = ", ".join(map(repr, missing))
-        raise KprofileError(results.path, f"no column {names} to group by (-p)")
+        raise no_pivot(results.path, missing, [results])
     if not pivots:
         shape = shape_columns(results)
         whole = dataclasses.replace(results, constant=shape)

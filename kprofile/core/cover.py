@@ -7,8 +7,9 @@ A config *covers* a shape when it was measured on that shape and its ratio there
 within ``1 + tol`` (ratio convention: 1.0 is the shape's best, worse is above 1.0).
 ``cover`` then solves a set cover:
 
-1. Shapes whose every config within TOL serves no other shape are *uncovered*: no
-   shared config can serve them, so they get their own best config, and are reported.
+1. Shapes whose every config within TOL serves no other shape share no config: they
+   get their own best config (at loss 0), and are reported (``unshared``), as are the
+   shapes without a successful run, which get nothing.
 2. The other shapes are covered by ``kprofile.core.cover_solver`` (HiGHS): the fewest
    configs, proven minimal within ``time_limit`` (``method`` ``"exact"``; otherwise
    ``"time limit"``, with the best table found and a proven ``lower_bound``); then,
@@ -80,9 +81,10 @@ class CoverResult:
     ``assignment``: one row per shape with a successful run: the shape columns,
     ``config`` (row of ``configs``), the metric column (the chosen config's value),
     ``best`` (the shape's best value), ``ratio`` and ``loss`` (= ratio - 1).
-    ``uncovered``: shape columns, ``reason``, ``config`` (row of ``configs`` or <NA>)
+    ``unshared``: shape columns, ``reason``, ``config`` (row of ``configs`` or <NA>)
     and ``best``, for shapes that no shared config serves within tol (they got their own
-    best config) and shapes without any successful run (they got nothing).
+    best config: ``REASON_NOT_SHARED``) and shapes without any successful run (they got
+    nothing: ``REASON_NO_RUN``).
     ``method``: ``"exact"`` when no smaller table exists (proven), else
     ``"time limit"``.
     ``lower_bound``: proven: no table within tol has fewer configs (== ``size`` when
@@ -94,7 +96,7 @@ class CoverResult:
 
     configs: pd.DataFrame
     assignment: pd.DataFrame
-    uncovered: pd.DataFrame
+    unshared: pd.DataFrame
     method: Method
     baseline_size: int
     tol: float = 0.0
@@ -217,11 +219,11 @@ def _assemble(
             LOSS: best_pick["ratio"].to_numpy() - 1.0,
         }
     )
-    uncovered = _uncovered(m, best_pick, alone_shapes, position, shape_cols)
+    unshared = _unshared(m, best_pick, alone_shapes, position, shape_cols)
     return CoverResult(
         configs=configs,
         assignment=assignment,
-        uncovered=uncovered,
+        unshared=unshared,
         method=facts.method,
         baseline_size=facts.baseline_size,
         tol=facts.tol,
@@ -230,7 +232,7 @@ def _assemble(
     )
 
 
-def _uncovered(
+def _unshared(
     m: Measured,
     best_pick: pd.DataFrame,
     alone_shapes: list[int],

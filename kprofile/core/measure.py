@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.metric import Metric, ratio_to
-from kprofile.errors import usage_error
+from kprofile.errors import column_list, usage_error
 from kprofile.inputs.limits import MAX_MATRIX_CELLS, MAX_SHAPES
 
 
@@ -131,9 +131,11 @@ def check_columns(
     wanted = [*shape_cols, *param_cols, metric]
     unknown = [c for c in dict.fromkeys(wanted) if c not in df.columns]
     if unknown:
+        why = " to group by (-p)" if set(unknown) <= set(shape_cols) else ""
+        named = {*shape_cols, *param_cols}  # the parameters first, in frame order
+        offered = [*(c for c in df.columns if c in named), *df.columns]
         raise usage_error(
-            f"unknown column(s) {', '.join(map(repr, unknown))}; "
-            f"available: {', '.join(map(str, df.columns))}"
+            f"no column {', '.join(map(repr, unknown))}{why}; {column_list(offered)}"
         )
     both = sorted(
         set(shape_cols) & set(param_cols) | ({metric} & set([*shape_cols, *param_cols]))

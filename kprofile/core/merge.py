@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.values import exact
-from kprofile.errors import KprofileError, usage_error
+from kprofile.errors import KprofileError, column_list, usage_error
 from kprofile.inputs.load import Results
 from tuning_codegen.values import same_value, value_key
 
@@ -62,7 +62,8 @@ def merge_inputs(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Merge
         if missing:
             raise KprofileError(
                 results.path,
-                f"--merge: no pivot column {', '.join(map(repr, missing))}",
+                f"--merge: no pivot column {', '.join(map(repr, missing))}; "
+                f"{column_list(results.params)}",
             )
     rows = _joined_rows(inputs, keys)
     columns: dict[str, Cells] = {}
@@ -201,7 +202,10 @@ def sort_rows(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Stable sort by ``columns`` (each ascending, missing last)."""
     missing = [c for c in columns if c not in table.columns]
     if missing:
-        raise usage_error(f"--sort-pivots: no column {', '.join(map(repr, missing))}")
+        raise usage_error(
+            f"--sort-pivots: no column {', '.join(map(repr, missing))}; "
+            f"{column_list(table.columns)}"
+        )
     try:
         return table.sort_values(
             list(columns), kind="stable", na_position="last", ignore_index=True

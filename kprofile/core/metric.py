@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.defaults import DEFAULT_METRIC
-from kprofile.errors import usage_error
+from kprofile.errors import column_list, usage_error
 
 _HIGHER = re.compile(
     r"/\s*s\b|/\s*sec\b|per[ _-]?s(ec(ond)?)?\b|throughput|flops|bandwidth|gb/s",
@@ -79,20 +79,12 @@ def resolve_metric(
     common = _common_columns(frames, exclude)
     column = _match(common, query)
     if column is None:
-        available = (
-            ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
-        )
-        raise usage_error(
-            f"no column matches metric {query!r}; numeric columns: {available}",
-        )
+        available = column_list(_numeric_common(frames, common), "numeric columns")
+        raise usage_error(f"no column matches metric {query!r}; {available}")
     not_numeric = [f for f in frames if str(column) not in numeric_columns(f)]
     if not_numeric:
-        available = (
-            ", ".join(repr(c) for c in _numeric_common(frames, common)) or "none"
-        )
-        raise usage_error(
-            f"metric {column!r} is not numeric; numeric columns: {available}",
-        )
+        available = column_list(_numeric_common(frames, common), "numeric columns")
+        raise usage_error(f"metric {column!r} is not numeric; {available}")
     return Metric(column, higher_is_better(column) if higher is None else higher)
 
 

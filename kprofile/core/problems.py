@@ -22,11 +22,12 @@ those the problem holds fixed in every input (``fixed``):
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import NamedTuple
 
 from kprofile.core.structure import file_structure
 from kprofile.core.values import plain
+from kprofile.errors import PROG, KprofileError, column_list
 from kprofile.inputs.load import Results
 from kprofile.inputs.results import Structure
 from tuning_codegen.values import value_key
@@ -45,8 +46,13 @@ class Problem(NamedTuple):
 
 
 def problem(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Problem:
-    """The problem columns of ``inputs`` (see the module)."""
+    """The problem columns of ``inputs`` (see the module); a ``-p`` column no input
+    has is an error."""
     if pivots:
+        missing = [p for p in pivots if not any(p in r.frame.columns for r in inputs)]
+        if missing and inputs:
+            where = inputs[0].path if len(inputs) == 1 else PROG
+            raise no_pivot(where, missing, inputs)
         return Problem(tuple(pivots), given=True)
     inputs = [r for r in inputs if r.params]
     if not inputs:
@@ -67,6 +73,19 @@ def problem(inputs: Sequence[Results], pivots: Sequence[str] = ()) -> Problem:
         keys,
         tuple(p for p in constant if p not in keys),
         tuple(p for p in keys if p in unsure),
+    )
+
+
+def no_pivot(
+    path: str, missing: Iterable[str], inputs: Sequence[Results]
+) -> KprofileError:
+    """``no column 'Q' to group by (-p); columns: M, N, ...``: the parameters first,
+    then the other columns of ``inputs``."""
+    names = ", ".join(map(repr, missing))
+    offered = [*(p for r in inputs for p in r.params),
+               *(c for r in inputs for c in r.frame.columns)]  # fmt: skip
+    return KprofileError(
+        path, f"no column {names} to group by (-p); {column_list(offered)}"
     )
 
 

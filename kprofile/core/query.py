@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kprofile.errors import KprofileError
+from kprofile.errors import KprofileError, column_list
 from kprofile.inputs.expr import ExprError, compile_expr, select
 
 
@@ -32,7 +32,7 @@ def query_rows(
         if unknown:
             raise ExprError(
                 f"unknown column {', '.join(map(repr, unknown))} in {query!r}; "
-                f"columns: {', '.join(positions)}"
+                f"{column_list(positions)}"
             )
         by_position: Any = frame.iloc  # one column per name, even if names repeat
         columns = {name: by_position[:, positions[name]] for name in expr.names}

@@ -24,7 +24,7 @@ from kprofile.core.metric import Metric, within_tolerance
 from kprofile.core.partition import Partition, partition
 from kprofile.core.sweep import Sweep, SweepGroup, build_sweep
 from kprofile.core.values import plain, value_label
-from kprofile.errors import KprofileError, usage_error
+from kprofile.errors import KprofileError, column_list, usage_error
 from kprofile.inputs.load import Results
 from kprofile.progress import SILENT, Progress
 
@@ -97,9 +97,9 @@ def range_column(name: str, inputs: Sequence[Results]) -> str:
     column = name.strip()
     params = list(dict.fromkeys(p for r in inputs for p in r.params))
     if column not in params:
-        available = ", ".join(params) or "none"
         raise usage_error(
-            f"--ranges: no parameter column {column!r}; parameter columns: {available}"
+            f"--ranges: no parameter column {column!r}; "
+            f"{column_list(params, 'parameter columns')}"
         )
     return column
 

@@ -29,6 +29,14 @@ from kprofile.core.metric import (
     within_tolerance,
 )
 
+RAN = "ran"  # the status of a row that ran (scorecols.STATUS: the column)
+
+
+def failed_status(kind: object) -> str:
+    """``failed (build)``: how a failed run is shown wherever its row is; ``failed``
+    when nothing says why (``kind`` missing)."""
+    return f"failed ({kind})" if isinstance(kind, str) and kind else "failed"
+
 
 @dataclass(frozen=True, eq=False)
 class GroupRows:
@@ -88,6 +96,22 @@ class Ranked:
         """The ratio of each of ``rows`` to the best of its group (NaN if failed)."""
         best = self.best[self.grouping.group_ids[rows]]
         return ratio_to(self.values[rows], best, self.metric)
+
+    def statuses(self, rows: np.ndarray) -> np.ndarray | None:
+        """``ran``, or ``failed (KIND)`` with the kind kbench recorded (``failed``
+        where it recorded none: a metric of 0 or missing), for each of ``rows``;
+        None when every one of them ran."""
+        ran = valid_mask(self.values[rows])
+        if ran.all():
+            return None
+        out = np.full(len(rows), RAN, dtype=object)
+        failed = np.flatnonzero(~ran)
+        results = self.grouping.results
+        kinds: list[object] = [None] * len(failed)
+        if results.failure is not None:
+            kinds = results.frame[results.failure].take(rows[failed]).tolist()
+        out[failed] = [failed_status(kind) for kind in kinds]
+        return out
 
 
 def stable_argsort(keys: np.ndarray) -> np.ndarray:

@@ -47,13 +47,15 @@ def cover_facts(
             ("lower bound", result.lower_bound),
             ("gap", f"{result.gap} config{'s' * (result.gap != 1)} ({share:.1%})"),
         )
+    no_run = int(result.unshared["config"].isna().sum())
     return (
         ("method", method_text(result)),
         ("configs", result.size),
         *bound,
         ("one per shape", result.baseline_size),
         ("shapes", len(result.assignment)),
-        ("uncovered", len(result.uncovered)),
+        ("own config", len(result.unshared) - no_run),
+        ("no successful run", no_run),
         ("tol", f"{result.tol:g} (ratio <= {1 + result.tol:g})"),
         ("shapes by", shapes),
         ("metric", f"{metric.column} ({metric.direction})"),
@@ -63,7 +65,7 @@ def cover_facts(
 def cover_sections(
     result: CoverResult, *, shape_cols: Sequence[str], metric: Metric
 ) -> list[Section]:
-    """``cover`` (facts and configs), ``cover-assignment``, ``cover-uncovered``."""
+    """``cover`` (facts and configs), ``cover-assignment``, ``cover-unshared``."""
     from kprofile.core.cover import CONFIG  # start-up: --cover only
 
     used = np.bincount(
@@ -84,11 +86,11 @@ def cover_sections(
             result.assignment,
         ),
         Section(
-            "cover-uncovered",
-            "cover: shapes with a config of their own, or none",
+            "cover-unshared",
+            "cover: shapes that share no config: their own best, or none",
             None,
             (),
-            result.uncovered,
+            result.unshared,
         ),
     ]
 
@@ -145,7 +147,7 @@ def cover_pictures(
     import pandas as pd  # start-up: loaded by every run that covers
 
     assigned = result.assignment
-    missing = result.uncovered[result.uncovered["config"].isna()]
+    missing = result.unshared[result.unshared["config"].isna()]
     shapes = pd.concat([assigned[list(shape_cols)], missing[list(shape_cols)]],
                        ignore_index=True)  # fmt: skip
     ratio = np.r_[assigned["ratio"].to_numpy(dtype=np.float64),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from kprofile.errors import usage_error
+from kprofile.errors import column_list, usage_error
 from kprofile.modes.request import Data
 from kprofile.render.section import Picture
 
@@ -154,8 +154,8 @@ def heatmap_pair(
         unknown = [p for p in given if p not in params]
         if unknown:
             raise usage_error(
-                f"--heatmap: no tuning parameter {unknown[0]!r}; the parameters: "
-                f"{', '.join(params) or 'none'}"
+                f"--heatmap: no tuning parameter {unknown[0]!r}; "
+                f"{column_list(params, 'tuning parameters')}"
             )
         return given
     varying = [p for p in params if table.configs[p].nunique(dropna=False) > 1]

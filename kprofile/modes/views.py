@@ -22,6 +22,7 @@ import pandas as pd
 
 from kprofile.core.columns import Grouping
 from kprofile.core.metric import Metric
+from kprofile.core.scorecols import STATUS
 from kprofile.core.summary import Summary, summary_of
 from kprofile.core.values import shape_label
 from kprofile.inputs.load import Results
@@ -167,6 +168,8 @@ def entries_table(groups: Groups, g: int, rows: np.ndarray) -> Table:
     }
     data[metric.column] = (groups.ranked.values[rows], _FLOAT)  # in its place
     data[RATIO] = (groups.ranked.ratios(rows), _FLOAT)
+    if (status := groups.ranked.statuses(rows)) is not None:  # a failed run's kind
+        data[STATUS] = (status, _TEXT)
     return Table(
         tuple(data),
         tuple(values for values, _ in data.values()),

@@ -418,11 +418,13 @@ def test_group_by_pivots_in_one_file(
         (
             ["run1/M8_N7168_K2048.pkl", "-m", "nope"],
             "kprofile: error: no column matches metric 'nope'; numeric columns: "
-            "'met (ms)', 'iters', 'Arithmetic (GFLOPS/s)', 'DataMovement (GB/s)', 'BM', 'BN', 'STAGES', 'CLUSTER', 'M', 'N', 'K'",
+            "met (ms), iters, Arithmetic (GFLOPS/s), DataMovement (GB/s), BM, BN, "
+            "STAGES, CLUSTER, M, N, K",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "-t", "2"],
-            "kprofile: error: --top: expected a fraction in (0, 1] like 0.05 or 5%, got '2'",
+            "kprofile: error: --top: expected a fraction in (0, 1] like 0.05 or 5%, got '2'; "
+            "did you mean 2%?",
         ),
         (
             ["run1/M8_N7168_K2048.pkl", "--within", "x"],

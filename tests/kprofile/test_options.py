@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 import pytest
-from support import RESULTS
+from support import RESULTS, run
 
 from kprofile.cli import main
 from kprofile.core import portfolio, repeats
 from kprofile.errors import KprofileError
-from kprofile.options import parse_columns, parse_fraction
+from kprofile.options import Fraction, Ratio, parse_columns, parse_fraction
 
 
 @pytest.mark.parametrize(
@@ -194,3 +194,86 @@ def test_the_choices_click_offers_are_the_ones_the_core_accepts() -> None:
     }
     assert choices["combine"] == repeats.AGGREGATES
     assert choices["objective"] == portfolio.OBJECTIVES
+
+
+def _fraction_options() -> list[click.Option]:
+    """Every option of the command whose value is a fraction or a ratio: a new one
+    is in the table below as soon as it takes one of these types."""
+    from kprofile.cli import command
+
+    return [
+        p
+        for p in command.params
+        if isinstance(p, click.Option) and isinstance(p.type, (Fraction, Ratio))
+    ]
+
+
+def test_every_number_option_takes_a_type_of_its_own() -> None:
+    """A fraction given as click's float would get no percent hint: every option
+    taking a number parses it with one of the project's types."""
+    from kprofile.cli import command
+
+    bare = [
+        p.name for p in command.params if isinstance(p.type, click.types.FloatParamType)
+    ]
+    assert bare == []
+    names = {p.name for p in _fraction_options()}
+    assert {"top", "top_fraction", "within", "cover", "tol", "fail_above"} <= names
+
+
+def _mistyped(option: click.Option) -> tuple[str, str]:
+    """A value the option refuses, and the whole message with the hint it gets."""
+    name = max(option.opts, key=len)
+    if isinstance(option.type, Ratio):
+        return "5%", (
+            f"{name}: expected a ratio of 1.0 or more (1.05: 5% above the best), "
+            "got '5%'; did you mean 1.05 (5% above the best)?"
+        )
+    assert isinstance(option.type, Fraction)
+    expected = (
+        "a fraction below 1 like 0.02 or 2%"
+        if option.type.band
+        else "a fraction in (0, 1] like 0.05 or 5%"
+    )
+    return "5", f"{name}: expected {expected}, got '5'; did you mean 5%?"
+
+
+@pytest.mark.parametrize("option", _fraction_options(), ids=lambda p: str(p.name))
+def test_every_fraction_option_suggests_the_percentage_it_meant(
+    capsys: pytest.CaptureFixture[str], option: click.Option
+) -> None:
+    value, message = _mistyped(option)
+    code, out, err = run(
+        capsys, str(RESULTS / "run1" / "M8_N7168_K2048.pkl"), option.opts[0], value
+    )
+    assert (code, out, err) == (2, "", f"kprofile: error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--top", "150"], "--top: expected a fraction in (0, 1] like 0.05 or 5%, "
+         "got '150'"),
+        (["--top", "0"], "--top: expected a fraction in (0, 1] like 0.05 or 5%, "
+         "got '0'"),
+        (["--top-fraction", "1.5"], "--top-fraction: expected a fraction in (0, 1] "
+         "like 0.05 or 5%, got '1.5'; did you mean 1.5%?"),
+        (["--top", "100"], "--top: expected a fraction in (0, 1] like 0.05 or 5%, "
+         "got '100'; did you mean 100%?"),
+        (["--within", "-2"], "--within: expected a non-negative fraction, got '-2'"),
+        (["--fail-above", "0.9"], "--fail-above: expected a ratio of 1.0 or more "
+         "(1.05: 5% above the best), got '0.9'; did you mean 1.9 (90% above the "
+         "best)?"),
+        (["--fail-above", "0"], "--fail-above: expected a ratio of 1.0 or more "
+         "(1.05: 5% above the best), got '0'"),
+        (["--fail-above", "2.5%"], "--fail-above: expected a ratio of 1.0 or more "
+         "(1.05: 5% above the best), got '2.5%'; did you mean 1.025 (2.5% above the "
+         "best)?"),
+    ],
+)  # fmt: skip
+def test_a_hint_only_where_the_percentage_would_be_taken(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """``--top 150`` read as 150% is refused too: no hint to a value that fails."""
+    code, out, err = run(capsys, str(RESULTS / "run1" / "M8_N7168_K2048.pkl"), *args)
+    assert (code, out, err) == (2, "", f"kprofile: error: {message}\n")

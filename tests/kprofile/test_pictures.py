@@ -187,7 +187,7 @@ def test_an_unknown_heatmap_parameter_is_refused_and_nothing_is_written(
     )
     assert (code, out) == (2, "")
     assert err == (
-        "kprofile: error: --heatmap: no tuning parameter 'XX'; the parameters: "
+        "kprofile: error: --heatmap: no tuning parameter 'XX'; tuning parameters: "
         "BM, BN, BK\n"
     )
     assert snapshot(runs) == before

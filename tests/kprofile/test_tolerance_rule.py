@@ -125,7 +125,7 @@ def test_cover_shares_a_config_whose_runs_are_at_the_tolerance(
     assert all(_served(CONFIG_A, "0.05", higher))  # one config serves both
     found = _json(capsys, str(at_the_edge), *flag, "--cover", "0.05")
     assert found["cover"]["facts"]["configs"] == 1
-    assert found["cover"]["facts"]["uncovered"] == 0
+    assert found["cover"]["facts"]["own config"] == 0
 
 
 @pytest.mark.parametrize(("higher", "flag"), DIRECTIONS)

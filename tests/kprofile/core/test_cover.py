@@ -56,7 +56,7 @@ def test_exact_answer_known_by_construction(
     assert result.method == "exact"
     assert chosen_names(result) == expected
     assert (result.assignment["ratio"] == 1.0).all()
-    assert result.uncovered.empty
+    assert result.unshared.empty
 
 
 def test_assignment_columns_and_values() -> None:
@@ -192,7 +192,7 @@ def test_shapes_no_shared_config_serves_get_their_own_best() -> None:
     )
     result = run(df)
     assert chosen_names(result) == ["a", "c"]
-    assert result.uncovered.to_dict("records") == [
+    assert result.unshared.to_dict("records") == [
         {"M": 2, "N": 7, "reason": REASON_NOT_SHARED, "config": 1, "best": 0.5}
     ]
     assert result.baseline_size == 2
@@ -203,10 +203,10 @@ def test_shape_without_successful_run_is_reported_not_assigned() -> None:
     df.loc[df["M"] == 2, "met"] = 0.0
     result = run(df)
     assert result.assignment["M"].tolist() == [0, 1]
-    assert result.uncovered[["M", "reason"]].to_dict("records") == [
+    assert result.unshared[["M", "reason"]].to_dict("records") == [
         {"M": 2, "reason": REASON_NO_RUN}
     ]
-    assert result.uncovered["config"].isna().all()
+    assert result.unshared["config"].isna().all()
 
 
 def test_no_shape_columns_means_one_shape() -> None:

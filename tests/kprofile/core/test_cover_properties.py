@@ -101,7 +101,7 @@ def test_properties_on_random_grids(case: tuple[pd.DataFrame, float]) -> None:
         exact.size,
         True,
     )
-    alone = (fallback.uncovered["reason"] == REASON_NOT_SHARED).sum()
+    alone = (fallback.unshared["reason"] == REASON_NOT_SHARED).sum()
     nothing_to_search = alone == per["M"].nunique()
     assert fallback.method == ("exact" if nothing_to_search else "time limit")
     # one config per shape: its best, ties to the config seen first in the input

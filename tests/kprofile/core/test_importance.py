@@ -223,13 +223,13 @@ ERRORS = [
     pytest.param(
         grid(BASE),
         {"metric": Metric("gflops", higher_is_better=True)},
-        "unknown column(s) 'gflops'; available: M, BM, SWAP, met",
+        "no column 'gflops'; columns: M, BM, SWAP, met",
         id="metric",
     ),
     pytest.param(
         grid(BASE),
         {"shape_cols": ["K"]},
-        "unknown column(s) 'K'; available: M, BM, SWAP, met",
+        "no column 'K' to group by (-p); columns: BM, SWAP, M, met",
         id="shape",
     ),
     pytest.param(

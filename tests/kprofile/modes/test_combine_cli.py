@@ -210,7 +210,9 @@ def test_without_combine_nothing_changes(
          "kprofile: error: Invalid value for '--combine': 'max' is not one of "
          "'median', 'min', 'mean'."),
         (["--combine", "median", "-p", "X", "run_a.pkl"],
-         "kprofile: error: --combine: unknown column(s) 'X'; available: ..."),
+         "kprofile: error: --combine: no column 'X' to group by (-p); columns: M, N, "
+         "K, BM, BN, STAGES, SWAP_AB, mesh_idx, name, met (ms), iters, spec, "
+         "kbench_filter"),
     ],
 )  # fmt: skip
 def test_misuse_is_one_line_and_exit_2(

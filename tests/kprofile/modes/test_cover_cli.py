@@ -19,14 +19,15 @@ pytestmark = pytest.mark.slow  # HiGHS solves through the command
 
 COVER_01 = """\
 == cover: fewest configs within 0.1 of each shape's best ==
-method         exact (no smaller table exists)
-configs        2
-one per shape  3
-shapes         3
-uncovered      0
-tol            0.1 (ratio <= 1.1)
-shapes by      M, N, K
-metric         met (ms) (lower is better)
+method             exact (no smaller table exists)
+configs            2
+one per shape      3
+shapes             3
+own config         0
+no successful run  0
+tol                0.1 (ratio <= 1.1)
+shapes by          M, N, K
+metric             met (ms) (lower is better)
 
   config   BM   BN  STAGES  CLUSTER  SWAP_AB  SCHEDULE     shapes
        0  128  256       4        1  False    ws_pingpong       2
@@ -38,7 +39,7 @@ metric         met (ms) (lower is better)
   4096   4096  4096       0     0.498   0.498  1.000   0.000
      8   7168  2048       1    0.0962  0.0962  1.000   0.000
 
-== cover: shapes with a config of their own, or none ==
+== cover: shapes that share no config: their own best, or none ==
   M  N  K  reason  config  best
   (no entries)
 """
@@ -85,17 +86,17 @@ def test_cover_reports_shapes_that_need_their_own_config(
         == 3
         == found["cover"]["facts"]["one per shape"]
     )
-    uncovered = found["cover-uncovered"]
-    assert uncovered["columns"] == ["M", "N", "K", "reason", "config", "best"]
+    unshared = found["cover-unshared"]
+    assert unshared["columns"] == ["M", "N", "K", "reason", "config", "best"]
     alone = "needs a config of its own: no config within tol serves another shape"
-    assert [(r["M"], r["config"], r["reason"]) for r in uncovered["rows"]] == [
+    assert [(r["M"], r["config"], r["reason"]) for r in unshared["rows"]] == [
         (256, 0, alone),
         (4096, 1, alone),
         (8, 2, alone),
     ]
     raw = results_of(*RUN1)
     ran = raw[raw[METRIC] > 0]
-    assert [r["best"] for r in uncovered["rows"]] == [
+    assert [r["best"] for r in unshared["rows"]] == [
         ran[ran["M"] == m][METRIC].min() for m in ("256", "4096", "8")
     ]
 
@@ -207,7 +208,7 @@ def test_cover_splits_one_file_by_its_runtime_parameters(
     )
     assert sections(whole)["cover"]["facts"]["shapes by"] == "M, N"
     assert sections(whole)["cover"]["facts"]["shapes"] == 6
-    for view in ("cover", "cover-assignment", "cover-uncovered"):
+    for view in ("cover", "cover-assignment", "cover-unshared"):
         assert sections(whole)[view]["rows"] == sections(split)[view]["rows"]
 
 
@@ -222,7 +223,7 @@ def test_cover_formats(
         assert [s["view"] for s in document["sections"]] == [
             "cover",
             "cover-assignment",
-            "cover-uncovered",
+            "cover-unshared",
         ]
         assert (
             document["sections"][0]["facts"]["method"]

@@ -49,7 +49,8 @@ def test_exact_facts_have_no_bound() -> None:
         "configs",
         "one per shape",
         "shapes",
-        "uncovered",
+        "own config",
+        "no successful run",
         "tol",
         "shapes by",
         "metric",
@@ -80,13 +81,13 @@ ERRORS = [
     pytest.param(
         table_from_coverage({"a": {0}}, 1),
         {"metric": Metric("met (ms)", higher_is_better=False)},
-        "unknown column(s) 'met (ms)'; available: M, N, BM, STAGES, met",
+        "no column 'met (ms)'; columns: M, N, BM, STAGES, met",
         id="unknown-metric",
     ),
     pytest.param(
         table_from_coverage({"a": {0}}, 1),
         {"param_cols": ["BM", "TILE", "K"]},
-        "unknown column(s) 'TILE', 'K'; available: M, N, BM, STAGES, met",
+        "no column 'TILE', 'K'; columns: M, N, BM, STAGES, met",
         id="unknown-params",
     ),
     pytest.param(

@@ -194,7 +194,8 @@ ERRORS = [
     ),
     (
         ["-p", "N,Q"],
-        "--ranges: unknown column(s) 'Q'; available: mesh_idx, name, met (ms), iters, spec, kbench_filter, BM, BN, SWAP_AB, M, N, K",
+        "no column 'Q' to group by (-p); columns: BM, BN, SWAP_AB, M, N, K, "
+        "mesh_idx, name, met (ms), iters, spec, kbench_filter",
     ),
 ]
 

@@ -362,7 +362,7 @@ def test_a_bad_table_is_one_line_and_exit_2(
         (["--score", "missing.yaml", "run_b.pkl"], "missing.yaml: error: no such file"),
         (["--score", "t.yaml", "--fail-above", "0.9", "run_b.pkl"],
          "kprofile: error: --fail-above: expected a ratio of 1.0 or more (1.05: 5% "
-         "above the best), got '0.9'"),
+         "above the best), got '0.9'; did you mean 1.9 (90% above the best)?"),
         (["--score", "t.yaml", "--fail-above", "nan", "run_b.pkl"],
          "kprofile: error: --fail-above: expected a ratio of 1.0 or more (1.05: 5% "
          "above the best), got 'nan'"),

@@ -104,6 +104,9 @@ def _entries(
     }
     data[metric.column] = values[positions]
     data["ratio"] = _ratio(values[positions], best_value, metric)
+    ran = _valid(values[positions])
+    if not ran.all():  # a failed row says so (these files record no kind)
+        data["status"] = np.where(ran, "ran", "failed").astype(object)
     return pd.DataFrame(data, copy=False)
 
 
