@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,30 @@ def row_labels(results: Results) -> np.ndarray:
         return f"{results.path}:" + keys
     what = "mesh_idx" if results.row_key == MESH_IDX else "row"
     return f"{results.path} {what} " + keys
+
+
+def input_labels(inputs: Sequence[Results]) -> list[str]:
+    """Short distinct names for the inputs: file stems; else the shortest path
+    suffix that tells them apart (``out.pkl`` and ``out.csv``; ``A/out.pkl`` and
+    ``B/out.pkl``); a file given twice as ``out#1``, ``out#2``."""
+    stems = [Path(r.path).stem for r in inputs]
+    if len(set(stems)) == len(stems):
+        return stems
+    parts = [Path(r.path).parts for r in inputs]
+    for length in range(1, max(len(p) for p in parts) + 1):
+        suffixes = ["/".join(p[-length:]) for p in parts]
+        if len(set(suffixes)) == len(suffixes):
+            return suffixes
+    return [f"{s}#{i + 1}" for i, s in enumerate(stems)]
+
+
+def values_at(results: Results, column: str, rows: np.ndarray) -> list[Any]:
+    """``column`` at each of ``rows`` (file rows; -1: none, None) as Python values;
+    None throughout for a column the file lacks."""
+    if column not in results.frame.columns:
+        return [None] * len(rows)
+    values = results.frame[column].iloc[rows.clip(0)].tolist()
+    return [None if r < 0 else plain(v) for r, v in zip(rows.tolist(), values)]
 
 
 def end_column(column: str) -> str:

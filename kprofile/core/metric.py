@@ -198,6 +198,12 @@ def ratio_to(
     return np.where(valid_mask(array), ratio, np.nan)
 
 
+def geomean(ratios: np.ndarray) -> float:
+    """The geometric mean of the finite ratios (NaN: none)."""
+    finite = ratios[np.isfinite(ratios)]
+    return float(np.exp(np.log(finite).mean())) if len(finite) else float("nan")
+
+
 def rank_order(values: np.ndarray, metric: Metric) -> np.ndarray:
     """Positions of the valid rows, best first; ties keep input order."""
     valid = np.flatnonzero(valid_mask(values))
