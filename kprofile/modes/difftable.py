@@ -126,7 +126,7 @@ def diff_table(result: DiffResult) -> DiffTable:
             rows.add(shape.label, member, result.compared(member))
     for name, pairs in runs:
         rows.geomean(name, pairs)
-    frame = pd.DataFrame({k: pd.array(v) for k, v in rows.columns.items()})
+    frame = pd.DataFrame({k: typed(v) for k, v in rows.columns.items()})
     return DiffTable(frame, tuple(baselines), len(runs), _notes(result, runs))
 
 
@@ -255,6 +255,15 @@ def _notes(
     if unbased:
         notes.append(f"no baseline run holds {_named(unbased)}")
     return tuple(notes)
+
+
+def typed(values: list[Any]) -> Any:
+    """A column of Python values as pandas types it (whole numbers with a missing
+    one stay whole, ``Int64``; text is text), floats as plain ``float64`` (NaN:
+    none), as every other table holds a metric or a ratio."""
+    if values and all(isinstance(v, float) for v in values):
+        return np.asarray(values, dtype=np.float64)
+    return pd.array(values)
 
 
 def _named(shapes: Sequence[str]) -> str:

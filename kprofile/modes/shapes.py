@@ -23,6 +23,7 @@ from kprofile.core.problems import shape_keys
 from kprofile.core.values import plain
 from kprofile.inputs.failures import KINDS, OTHER
 from kprofile.inputs.load import Results
+from kprofile.modes.difftable import typed
 from kprofile.modes.request import Data
 from kprofile.render.section import Section
 from tuning_codegen.values import value_key
@@ -53,9 +54,9 @@ def shapes_section(
         found.append(shape_bests(grouping, data.metric, params, SHAPES_BAND))
     rows = _rows(found, keys)
     names = data.labels
-    table = {k: _typed([v.get(k) for _, _, v in rows]) for k in keys}
+    table = {k: typed([v.get(k) for _, _, v in rows]) for k in keys}
     if len(set(names)) > 1:
-        table[FILE] = _typed([names[i] for i, _, _ in rows])
+        table[FILE] = typed([names[i] for i, _, _ in rows])
     table |= _configs(found, rows, keys)
     table |= _measures(found, rows, f"best {data.metric.column}")
     return Section(
@@ -130,7 +131,7 @@ def _configs(
             if (i, p) not in gathered:
                 gathered[(i, p)] = values_at(found[i].grouping.results, p, best[i])
             columns[p].append(gathered[(i, p)][g])
-    return {p: _typed(values) for p, values in columns.items()}
+    return {p: typed(values) for p, values in columns.items()}
 
 
 def _measures(
@@ -142,12 +143,12 @@ def _measures(
     out: dict[str, Any] = {
         best: [float(b.value[g]) for b, g in at],
         RUNNER_UP: [float(b.runner_up[g]) for b, g in at],
-        WITHIN: _typed([int(b.within[g]) for b, g in at]),
-        FAILED: _typed([int(b.failed[g]) for b, g in at]),
+        WITHIN: typed([int(b.within[g]) for b, g in at]),
+        FAILED: typed([int(b.failed[g]) for b, g in at]),
     }
     kinds = [k for k in (*KINDS, OTHER) if any(_kind(b, k, None) for b in found)]
     for kind in kinds:
-        out[f"{FAILED} {kind}"] = _typed([_kind(b, kind, g) for b, g in at])
+        out[f"{FAILED} {kind}"] = typed([_kind(b, kind, g) for b, g in at])
     return out
 
 
@@ -186,12 +187,6 @@ def _notes(data: Data, keys: Sequence[str]) -> tuple[str, ...]:
         "that file's shapes"
     )
     return (f"{which}; -p {','.join(keys)} shows each on its own",)
-
-
-def _typed(values: list[Any]) -> Any:
-    """A column of Python values as pandas types it: whole numbers with a missing
-    one stay whole (``Int64``), text is text."""
-    return pd.array(values)
 
 
 def _key(value: Any) -> Hashable:

@@ -15,7 +15,9 @@ def test_o_below_a_file_names_the_folder_and_writes_nothing(
     """A missing folder is made (as --plot's is); one that cannot be, because a
     file stands on its path, is refused before anything runs."""
     before = files_in(demo)
-    assert run(capsys, "run1/M8_N7168_K2048.pkl", "-o", "run1/M8_N7168_K2048.pkl/best") == (
+    assert run(
+        capsys, "run1/M8_N7168_K2048.pkl", "-o", "run1/M8_N7168_K2048.pkl/best"
+    ) == (
         2,
         "",
         "run1/M8_N7168_K2048.pkl: error: -o: cannot create: File exists\n",
