@@ -71,7 +71,8 @@ def prepare(
         inputs, sources, runs = list(joined.parts), tuple(joined.files), (joined,)
     elif pooled or writes:
         notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
-    return Prepared(tuple(inputs), sources, chosen, progress), runs, notes
+    names = tuple(joined.label for joined in runs for _ in joined.parts)
+    return Prepared(tuple(inputs), sources, chosen, progress, 0, names), runs, notes
 
 
 def _measuring(inputs: Sequence[Results]) -> None:

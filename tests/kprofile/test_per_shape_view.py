@@ -236,3 +236,22 @@ def test_a_shape_where_nothing_ran_has_no_best(
     )  # fmt: skip
     assert (row["within 2%"], row["failed"]) == (0, int(dead.sum()))
     assert not np.isnan(_shapes(out)["rows"][0]["best met (ms)"])
+
+
+def test_combined_runs_make_one_row_per_shape_of_their_median(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "I/out.pkl", "J/out.pkl", "--combine", "median",
+                         "--format", "json")  # fmt: skip
+    assert code == 0, err
+    table = _shapes(out)
+    assert "file" not in table["columns"]  # one measurement: the median of both
+    frames = [_rows(d)[0] for d in ("I", "J")]
+    _, metric, tuning = _rows("I")
+    ran = pd.concat(frames)
+    ran = ran[ran[metric] > 0]
+    median = ran.groupby([*SHAPE, *tuning], sort=False)[metric].median()
+    best = median.groupby(level=SHAPE, sort=False).min()
+    assert [r[f"best {metric}"] for r in table["rows"]] == [
+        pytest.approx(v) for v in best
+    ]
