@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kprofile.core.configs import config_keys
 from kprofile.core.problems import is_constant
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
@@ -198,7 +199,7 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
         steady = {p: np.array([p in shape]) for p in results.params}
         starts, stops = np.zeros(1, dtype=np.int64), np.array([len(frame)])
         return Grouping(whole, np.arange(len(frame)), starts, stops, steady, ({},))
-    codes = group_codes(frame, pivots)
+    codes = _pivot_codes(results, pivots)
     groups = int(codes.max()) + 1 if len(codes) else 0
     if groups > MAX_SHAPES:
         raise KprofileError(
@@ -235,6 +236,18 @@ def _constant_in_groups(
         changes[starts] = False  # a group's first row starts it, changes nothing
         out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0
     return out
+
+
+def _pivot_codes(results: Results, pivots: Sequence[str]) -> np.ndarray:
+    """``group_codes`` of the pivots, from the loader's value codes where it made
+    them for this frame (one integer pass per pivot, and one hash of integers,
+    rather than a hash of each column's values)."""
+    if results.known_codes is None or results.known_codes.frame() is not results.frame:
+        return group_codes(results.frame, pivots)
+    if any(p not in results.known_codes.codes for p in pivots):
+        return group_codes(results.frame, pivots)
+    key = config_keys(results, pivots)  # equal where every pivot is
+    return np.asarray(pd.factorize(key)[0], dtype=np.int64)
 
 
 def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:

@@ -25,8 +25,11 @@ def config_keys(results: Results, params: Sequence[str]) -> np.ndarray:
     """One key per row of ``results``: equal exactly where every one of ``params``
     holds the same value (a parameter it lacks, or a missing value, is one value of
     its own). Keys of different inputs are not comparable."""
-    codes = [_local(results, p) for p in params]
-    return combined([c for c, _ in codes], [n for _, n in codes], len(results.frame))
+    key = _Key(len(results.frame))
+    for param in params:
+        codes = _codes(results, param)
+        key.add(codes, int(codes.max()) + 1 if len(codes) else 1)
+    return key.key
 
 
 def shared_config_keys(
@@ -35,55 +38,61 @@ def shared_config_keys(
     """``config_keys`` of every input, comparable across them: a value is numbered
     once for all inputs, by ``tuning_codegen.values.value_key`` (``True`` and ``1``
     apart, ``128`` and ``128.0`` alike)."""
-    per_input: list[list[np.ndarray]] = [[] for _ in inputs]
-    sizes = []
+    keys = [_Key(len(r.frame)) for r in inputs]
+    rows = np.arange(max((len(r.frame) for r in inputs), default=0))
     for param in params:
         vocabulary: dict[Hashable, int] = {}
-        for i, results in enumerate(inputs):
-            per_input[i].append(_shared(results, param, vocabulary))
-        sizes.append(len(vocabulary))
-    return [combined(codes, sizes, len(r.frame)) for codes, r in zip(per_input, inputs)]
+        shared = [_shared(r, param, vocabulary, rows) for r in inputs]
+        for key, codes in zip(keys, shared):
+            key.add(codes, len(vocabulary))
+    return [key.key for key in keys]
 
 
-def combined(
-    codes: Sequence[np.ndarray], sizes: Sequence[int], rows: int
-) -> np.ndarray:
-    """Codes in ``[0, sizes[i])`` of each column as one key per row: a mixed-radix
-    number, numbered again (by first appearance) before it would overflow."""
-    key = np.zeros(rows, dtype=np.int64)
-    room = 1
-    for column, size in zip(codes, sizes):
+class _Key:
+    """A mixed-radix number per row, a column's codes at a time, numbered again (by
+    first appearance) before it would overflow; made in place (a fresh array of a
+    million rows costs its pages again)."""
+
+    def __init__(self, rows: int) -> None:
+        self.key = np.zeros(rows, dtype=np.int64)
+        self.room = 1
+
+    def add(self, codes: np.ndarray, size: int) -> None:
+        """``codes``, each in ``[0, size)``."""
         size = max(size, 1)
-        if room * size >= _ROOM:
-            key = pd.factorize(key)[0].astype(np.int64)
-            room = int(key.max()) + 1 if rows else 1
-        key = key * size + column
-        room *= size
-    return key
+        if self.room * size >= _ROOM:
+            self.key = pd.factorize(self.key)[0].astype(np.int64)
+            self.room = int(self.key.max()) + 1 if len(self.key) else 1
+        self.key *= size
+        self.key += codes
+        self.room *= size
 
 
-def _local(results: Results, param: str) -> tuple[np.ndarray, int]:
-    """The column's codes in ``[0, n)`` and ``n`` (a missing value, or no such
-    column, is code 0)."""
+def _codes(results: Results, param: str) -> np.ndarray:
+    """The column's codes from 0 (0: a missing value, or no such column)."""
     if param not in results.frame.columns:
-        return np.zeros(len(results.frame), dtype=np.int64), 1
-    codes = results.value_codes(param).astype(np.int64) + 1
-    return codes, int(codes.max()) + 1 if len(codes) else 1
+        return np.zeros(len(results.frame), dtype=np.int64)
+    codes = results.value_codes(param).astype(np.int64)
+    codes += 1
+    return codes
 
 
 def _shared(
-    results: Results, param: str, vocabulary: dict[Hashable, int]
+    results: Results,
+    param: str,
+    vocabulary: dict[Hashable, int],
+    rows: np.ndarray,
 ) -> np.ndarray:
     """The column's values as ``vocabulary``'s codes (which grows): each distinct
-    value of the input looked up once."""
+    value of the input looked up once, at one row that holds it (``rows``: 0, 1, 2,
+    ... as long as the longest input)."""
     if param not in results.frame.columns:
         code = canon_code_list([None], vocabulary)[0]
         return np.full(len(results.frame), code, dtype=np.int64)
-    local = results.value_codes(param).astype(np.int64) + 1  # 0: missing
-    count = int(local.max()) + 1 if len(local) else 1
-    first = np.zeros(count, dtype=np.int64)
-    first[local[::-1]] = np.arange(len(local) - 1, -1, -1)  # each code's first row
-    values = results.frame[param].iloc[first].tolist()
+    local = _codes(results, param)
+    some = np.zeros(int(local.max()) + 1 if len(local) else 1, dtype=np.int64)
+    some[local] = rows[: len(local)]  # a row of each code (the last one)
+    values = results.frame[param].iloc[some].tolist()
     values[0] = None  # code 0: a missing value, whether or not a row has one
     known = canon_code_list([None if v is pd.NA else v for v in values], vocabulary)
-    return known[local]
+    return np.take(known, local, out=local)
