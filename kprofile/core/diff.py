@@ -58,20 +58,12 @@ class Run:
     values: np.ndarray
     keys: np.ndarray
     config: np.ndarray
+    best: np.ndarray  # each group's best row of the file (-1: nothing ran)
+    best_config: np.ndarray  # its config (-1: nothing ran)
 
     @property
     def results(self) -> Results:
         return self.grouping.results
-
-    @property
-    def best(self) -> np.ndarray:
-        """Each group's best row of the file (-1: nothing ran)."""
-        return np.where(self.top >= 0, self.grouping.order[self.top.clip(0)], -1)
-
-    @property
-    def best_config(self) -> np.ndarray:
-        """Each group's best config (-1: nothing ran)."""
-        return np.where(self.top >= 0, self.config[self.top.clip(0)], -1)
 
 
 Member = tuple[int, int]  # (run, group)
@@ -89,16 +81,15 @@ class Shape:
 
 @dataclass(frozen=True, eq=False)
 class Kept:
-    """Per group of one later run: whether a baseline holds its shape, the
-    baseline's best config (-1: none to keep), the baseline's best value, and that
-    config on this run: its best value (NaN: none), whether it has a row here, and
-    the kind of its failure."""
+    """Per group of one later run, compared with its shape's baseline (every group
+    at once): the ``Comparison``'s fields, each an array (``changed``: -1 where
+    nothing compares, else 0 or 1)."""
 
-    based: np.ndarray
-    config: np.ndarray
-    before: np.ndarray
-    value: np.ndarray
-    measured: np.ndarray
+    ratio: np.ndarray
+    changed: np.ndarray
+    kept_best: np.ndarray
+    kept_before: np.ndarray
+    status: np.ndarray
     kind: list[str]
 
 
@@ -123,27 +114,16 @@ class DiffResult:
     def compared(self, member: Member) -> Comparison:
         """A later run of a shape against the shape's baseline."""
         j, g = member
-        run, kept = self.runs[j], self.kept[j]
-        value, before, mine = run.value[g], kept.before[g], kept.value[g]
-        if kept.config[g] < 0:
-            status = NO_RUN if kept.based[g] else NO_BASELINE
-        elif np.isfinite(mine):
-            status = SCORED
-        else:
-            status = FAILED if kept.measured[g] else NOT_MEASURED
-        ratio = self._ratio
+        kept = self.kept[j]
+        changed = int(kept.changed[g])
         return Comparison(
-            ratio(value, before),
-            None if kept.config[g] < 0 or run.top[g] < 0
-            else bool(run.best_config[g] != kept.config[g]),
-            ratio(mine, value),
-            ratio(mine, before),
-            status,
+            float(kept.ratio[g]),
+            None if changed < 0 else bool(changed),
+            float(kept.kept_best[g]),
+            float(kept.kept_before[g]),
+            str(kept.status[g]),
             kept.kind[g],
-        )  # fmt: skip
-
-    def _ratio(self, value: float, best: float) -> float:
-        return float(ratio_to(value, best, self.metric))
+        )
 
 
 class Comparison(NamedTuple):
@@ -177,7 +157,7 @@ def diff(
         for name, r, config in zip(named, inputs, configs)
     )
     shapes = _shapes(runs, labels, baseline)
-    kept = _kept(runs, shapes)
+    kept = _kept(runs, shapes, metric)
     return DiffResult(keys, runs, shapes, kept, params, metric)
 
 
@@ -194,6 +174,7 @@ def _run(
     grouping = group_rows(results, [k for k in keys if k in results.frame.columns])
     values, ranked, top = ranked_in_groups(grouping, metric)
     ran = np.isfinite(ranked[top])
+    config = config[grouping.order]
     ids, labels = known
     shape = np.empty(len(grouping), dtype=np.int64)
     for g, found in enumerate(grouping.values):
@@ -213,7 +194,9 @@ def _run(
         np.where(ran, values[top], np.nan),
         values,
         ranked,
-        config[grouping.order],
+        config,
+        np.where(ran, grouping.order[top], -1),
+        np.where(ran, config[top], -1),
     )
 
 
@@ -234,7 +217,9 @@ def _shapes(runs: Sequence[Run], labels: list[str], baseline: int) -> tuple[Shap
     return tuple(out)
 
 
-def _kept(runs: Sequence[Run], shapes: Sequence[Shape]) -> tuple[Kept, ...]:
+def _kept(
+    runs: Sequence[Run], shapes: Sequence[Shape], metric: Metric
+) -> tuple[Kept, ...]:
     """Per run, each group's baseline best config and value, and that config's
     best run here: every row of a run compared with its group's target at once."""
     based = [np.zeros(len(r.shape), dtype=bool) for r in runs]
@@ -249,12 +234,17 @@ def _kept(runs: Sequence[Run], shapes: Sequence[Shape]) -> tuple[Kept, ...]:
             targets[j][h] = runs[i].best_config[g]
             before[j][h] = runs[i].value[g]
     return tuple(
-        _kept_in(run, *found) for run, *found in zip(runs, based, targets, before)
+        _kept_in(run, metric, *found)
+        for run, *found in zip(runs, based, targets, before)
     )
 
 
 def _kept_in(
-    run: Run, based: np.ndarray, target: np.ndarray, before: np.ndarray
+    run: Run,
+    metric: Metric,
+    based: np.ndarray,
+    target: np.ndarray,
+    before: np.ndarray,
 ) -> Kept:
     """``Kept`` of one run, ``target`` the config to find in each of its groups."""
     starts = run.grouping.starts
@@ -265,7 +255,23 @@ def _kept_in(
     value = np.where(np.isfinite(keys[top]), run.values[top], np.nan)
     measured = np.add.reduceat(hit.astype(np.int64), starts) > 0
     first = first_minimum(np.where(hit, 0, 1), starts)  # a row of it, if any
-    return Kept(based, target, before, value, measured, _kinds(run, first))
+    status = np.where(
+        target < 0,
+        np.where(based, NO_RUN, NO_BASELINE),
+        np.where(np.isfinite(value), SCORED,
+                 np.where(measured, FAILED, NOT_MEASURED)),
+    ).astype(object)  # fmt: skip
+    changed = np.where(
+        (target < 0) | (run.top < 0), -1, run.best_config != target
+    ).astype(np.int8)
+    return Kept(
+        ratio_to(run.value, before, metric),
+        changed,
+        ratio_to(value, run.value, metric),
+        ratio_to(value, before, metric),
+        status,
+        _kinds(run, first),
+    )
 
 
 def _kinds(run: Run, rows: np.ndarray) -> list[str]:

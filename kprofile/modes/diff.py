@@ -55,8 +55,8 @@ def run(request: DiffRequest) -> ModeResult:
         baseline=request.baseline,
         names=data.names,
     )
-    table = diff_table(result)
     runs = later_runs(result)
+    table = diff_table(result, runs)
     facts = _facts(result, runs, request)
     failed = None
     if request.fail_above is not None:

@@ -113,9 +113,11 @@ def slower(pairs: Sequence[Pair], limit: float, vanished: Sequence[str]) -> str:
     return "".join(f"; {s}" for s in said)
 
 
-def diff_table(result: DiffResult) -> DiffTable:
-    """The table (module docstring), and the notes on shapes left uncompared."""
-    runs = later_runs(result)
+def diff_table(
+    result: DiffResult, runs: Sequence[tuple[str, Sequence[Pair]]]
+) -> DiffTable:
+    """The table (module docstring), and the notes on shapes left uncompared;
+    ``runs``: ``later_runs(result)``."""
     rows = _Rows(result)
     baselines = []
     for shape in result.shapes:
