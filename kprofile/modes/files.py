@@ -33,7 +33,7 @@ from kprofile.manifest.change import Entry, Upserts
 from kprofile.modes.pictures import shape_pictures
 from kprofile.modes.request import Data, origin_of
 from kprofile.modes.result import ModeResult
-from kprofile.modes.shapes import shapes_section
+from kprofile.modes.shapes import shapes_pictures_of, shapes_section
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
 from kprofile.render.section import Section
 
@@ -89,6 +89,9 @@ def run(request: FilesRequest) -> ModeResult:
         shape.fixed,
     )
     pictures, drawn = shape_pictures(data) if data.charts is not None else ((), ())
+    if shapes is not None and data.charts is not None:
+        keys = shape_keys(data.inputs, data.pivots)
+        pictures = (*shapes_pictures_of(shapes, keys), *pictures)
     return ModeResult(
         tuple(made.sections),
         tuple(made.entries),

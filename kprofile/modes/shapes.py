@@ -20,12 +20,13 @@ import pandas as pd
 from kprofile.core.columns import Grouping, group_rows, values_at, varying
 from kprofile.core.defaults import SHAPES_BAND
 from kprofile.core.problems import shape_keys
-from kprofile.core.values import plain
+from kprofile.core.values import plain, shape_label
 from kprofile.inputs.failures import KINDS, OTHER
 from kprofile.inputs.load import Results
 from kprofile.modes.difftable import typed
+from kprofile.modes.pictures_judged import shapes_pictures
 from kprofile.modes.request import Data
-from kprofile.render.section import Section
+from kprofile.render.section import Picture, Section
 from tuning_codegen.values import value_key
 
 if TYPE_CHECKING:
@@ -67,6 +68,18 @@ def shapes_section(
         pd.DataFrame(table),
         notes=_notes(data, keys),
     )
+
+
+def shapes_pictures_of(section: Section, keys: Sequence[str]) -> list[Picture]:
+    """The table's runner-up ratios as a chart (``--plot``, ``--report``)."""
+    frame = section.table
+    assert isinstance(frame, pd.DataFrame)  # shapes_section makes one
+    labels = [
+        shape_label(dict(zip(keys, row)))
+        for row in zip(*(frame[k].tolist() for k in keys))
+    ]
+    files = frame[FILE].tolist() if FILE in frame else [RUNNER_UP] * len(frame)
+    return shapes_pictures(labels, files, frame[RUNNER_UP].tolist())
 
 
 def several_shapes(inputs: Sequence[Results], keys: Sequence[str]) -> bool:
