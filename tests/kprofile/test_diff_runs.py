@@ -10,6 +10,7 @@ expectation is pandas on kbench's ``out.csv``.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from support import run, sections, snapshot
+from support import FIXTURES, run, sections, snapshot
 
 SHAPE = ["M", "N", "K"]
 
@@ -30,9 +31,13 @@ def _rows(*paths: str) -> tuple[pd.DataFrame, str, list[str]]:
         frame = pd.read_csv(path)
         tokens = frame["spec"].str.split("/").str[1:]
         params = pd.DataFrame(
-            [dict(t.lstrip("$").split("=") for t in row) for row in tokens],
+            [
+                {k.lstrip("$"): ast.literal_eval(v) for k, v in
+                 (t.split("=", 1) for t in row)}
+                for row in tokens
+            ],
             index=frame.index,
-        ).astype(int)
+        )  # fmt: skip
         frames.append(frame.join(params))
     frame = pd.concat(frames, ignore_index=True)
     metric = next(c for c in frame.columns if c.startswith("met ("))
@@ -72,7 +77,9 @@ def expected(
 
 
 def _geomean(values: list[float]) -> float:
-    return float(np.exp(np.log(values).mean()))
+    """Over the shapes that have a value."""
+    finite = [v for v in values if not np.isnan(v)]
+    return float(np.exp(np.log(finite).mean()))
 
 
 def _diff(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -95,7 +102,10 @@ def _check(
                                               pytest.approx(w["new"]))  # fmt: skip
         assert new["changed"] is bool(w["changed"]) and old["changed"] is None
         for column in ("ratio", "kept/best", "kept/before"):
-            assert new[column] == pytest.approx(w[column]), column
+            if np.isnan(w[column]):  # the old config has no run on the new one
+                assert new[column] is None, column
+            else:
+                assert new[column] == pytest.approx(w[column]), column
     assert geomean["shape"] == "geomean"
     for column in ("ratio", "kept/best", "kept/before"):
         assert geomean[column] == pytest.approx(_geomean([w[column] for w in want]))
@@ -119,6 +129,23 @@ def test_two_runs_of_a_mojo_sweep_are_compared_config_by_config(
     _check(table, want, tuning)
     assert [r["file"] for r in table["rows"][:2]] == ["F/out.pkl (baseline)",
                                                       "H/out.pkl"]  # fmt: skip
+
+
+def test_two_held_out_runs_of_thirteen_shapes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fixtures/heldout: two noisy runs of one grid, runtime M, N, K."""
+    heldout = FIXTURES / "heldout"
+    frame, metric, tuning = _rows(str(heldout / "run_a.csv"))
+    new, _, _ = _rows(str(heldout / "run_b.csv"))
+    want = expected(_measured(frame, metric, tuning), _measured(new, metric, tuning),
+                    tuning)  # fmt: skip
+    assert len(want) == 13
+    table = _diff(capsys, str(heldout / "run_a.pkl"), str(heldout / "run_b.pkl"))
+    _check(table, want, tuning)
+    unrun = [w["shape"] for w in want if np.isnan(w["kept/before"])]
+    assert unrun  # run_b lacks some of run_a's best configs (failed, or never run)
+    assert all(any(shape in note for note in table["notes"]) for shape in unrun)
 
 
 def test_the_csvs_give_what_the_pickles_give(
