@@ -176,7 +176,7 @@ PARAMETERS = (
             help="Colour on a terminal (auto: none if NO_COLOR is set)."),
     _option("-q", "--quiet", is_flag=True,
             help="No progress display and no notices on stderr (the metric chosen "
-            "by default, how to split shapes); warnings and errors stay."),
+            "by default); warnings and errors stay."),
 )  # fmt: skip
 
 
