@@ -78,13 +78,16 @@ PARAMETERS = (
             help="Also list the selected entries (--top...), each file's summary "
             "(--update), every shape's ratio (--score, --budget)."),
     _option("-d", "--diff", is_flag=True,
-            help="The first file is the baseline: each later file's best vs its "
-            "best, per shape; writes <shape>.csv."),
+            help="Compare runs per shape, config by config: each run's best, "
+            "whether it changed, the baseline's best config on the new run."),
+    _option("--baseline", multiple=True, type=click.Path(), metavar="FILE",
+            help="With -d: a baseline run (repeatable; the files given are the new "
+            "runs). Default: the first file with each shape."),
     _option("--merge", is_flag=True,
             help="Outer-join the inputs (usually manifests) on the pivots."),
     _option("-c", "--correlation", is_flag=True,
-            help="Kendall correlation of the numeric parameters with the metric; "
-            "writes correlation.png."),
+            help="Kendall correlation of the numeric parameters with the metric "
+            "(--out-dir: correlation.png)."),
     _option("--include-shapes", is_flag=True,
             help="With -c: correlate the shape columns (M, N, K) too."),
     _option("--cover", type=Fraction(band=True), metavar="TOL",
@@ -120,7 +123,9 @@ PARAMETERS = (
             "entry against the shape's best."),
     _option("--fail-above", type=Ratio(), metavar="R",
             help="With --score: exit 1 when the geomean ratio is above R, or the "
-            "table's config failed or nothing ran at a shape."),
+            "table's config failed or nothing ran at a shape. With -d: when the "
+            "baseline's best configs' geomean kept/before is above R, or one "
+            "failed or has no run."),
     _option("--allow-failed", is_flag=True,
             help="With --fail-above: judge the scored shapes alone."),
     _option("--budget", type=Positive("configs"), metavar="K",
@@ -158,9 +163,9 @@ PARAMETERS = (
     _option("--accept-foreign", is_flag=True,
             help="With --update: put in results of another benchmark, or that "
             "sweep parameters no entry names (refused otherwise)."),
-    _option("--out-dir", type=PathText(), default=".", show_default=True,
-            metavar="DIR",
-            help="Folder for --diff CSVs and the --correlation PNG."),
+    _option("--out-dir", type=PathText(), metavar="DIR",
+            help="Write -d's per-shape CSVs and -c's correlation.png into DIR "
+            "(created if needed); without it they are not written."),
     _option("--report", type=PathText(), metavar="FILE.html",
             help="Write one self-contained HTML report: the tables and charts."),
     _option("--format", type=click.Choice(["text", "markdown", "json"]),
@@ -171,7 +176,7 @@ PARAMETERS = (
             help="Colour on a terminal (auto: none if NO_COLOR is set)."),
     _option("-q", "--quiet", is_flag=True,
             help="No progress display and no notices on stderr (the metric chosen "
-            "by default, how to split shapes); warnings and errors stay."),
+            "by default); warnings and errors stay."),
 )  # fmt: skip
 
 

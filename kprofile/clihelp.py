@@ -25,7 +25,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "ranges", "tol", "range_end", "score", "fail_above", "allow_failed",
     )),
     ("Comparing runs and parameters", (
-        "diff", "combine", "correlation", "include_shapes", "importance",
+        "diff", "baseline", "combine", "correlation", "include_shapes", "importance",
         "merge", "sort_pivots",
     )),
     ("Shapes and rows", ("pivots", "spec", "query", "max_rows")),
@@ -47,9 +47,16 @@ Examples:
   kprofile a.pkl b.pkl -o best      best entry of each file into best.yaml
   kprofile run/*.pkl -t 0.05 -o common
                                     each file's common config into common.yaml
-  kprofile -d base.pkl new.pkl      new best vs baseline best per shape, CSVs
+  kprofile -d base.pkl new.pkl      per shape: each run's best config, whether
+                                    it changed, the old config on the new run
+  kprofile -d --combine median --baseline a.pkl --baseline b.pkl c.pkl d.pkl
+                                    each side's two runs joined first
+  kprofile -d base.pkl new.pkl --fail-above 1.05
+                                    exit 1 when the baseline's best configs
+                                    got slower than 1.05 (geomean), or failed
   kprofile --merge a.yaml b.yaml -p M,N,K --query 'M>64 and K<1024'
-  kprofile -c run/*.pkl             Kendall correlations and correlation.png
+  kprofile -c run/*.pkl --out-dir out
+                                    Kendall correlations, out/correlation.png
   kprofile new/*.pkl --update table.yaml --dry-run
                                     best config per shape into a curated
                                     manifest: summary and diff, no write

@@ -30,6 +30,7 @@ class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start
     within: float | None = None
     verbose: bool = False
     diff: bool = False
+    baseline: tuple[str, ...] = ()  # -d: the baseline's runs (none: the first file)
     merge: bool = False
     correlation: bool = False
     include_shapes: bool = False  # -c: correlate the shape columns too
@@ -39,7 +40,7 @@ class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start
     query: str | None = None
     output: str | None = None
     write_selection: bool = False
-    out_dir: str = "."
+    out_dir: str | None = None  # -d's CSVs and -c's PNG (None: not written)
     format: str = "text"
     color: str = "auto"  # auto, always or never (tuning_codegen.colour)
     quiet: bool = False  # no progress display

@@ -38,36 +38,78 @@ def prepare(
     pooled: bool = False,
     writes: str | None = None,
     spec: str | None = None,
-) -> tuple[Prepared, CombinedRuns | None, list[str]]:
+    baseline: int = 0,
+) -> tuple[Prepared, tuple[CombinedRuns, ...], list[str]]:
     """What a mode reads (a mode without a metric, ``--merge``, reads the files as
     loaded), the repeated runs ``--combine`` joined, and the notes for stderr.
     Repeated runs without ``--combine`` (``_repeated``): a mode that reads every
     input as one set of measurements (``pooled``) says how it joins them; one that
     would write an entry per run (``writes``: ``-o``, ``--update``) refuses.
     ``spec``: the kbench spec the results were swept with, whose groups tell the
-    problem sizes (``--spec``); else each file's structure tells them."""
+    problem sizes (``--spec``); else each file's structure tells them.
+    ``baseline``: how many of the first inputs are ``-d``'s baseline runs
+    (``--baseline``); each side is then filtered and combined on its own, and holds
+    a shape once (``_sides``)."""
     inputs, notes = list(loaded), list[str]()
     if not needs_metric:
-        return Prepared(tuple(inputs), tuple(inputs), None, progress), None, notes
+        return Prepared(tuple(inputs), tuple(inputs), None, progress), (), notes
     inputs = with_structure(inputs, spec)  # the files as kbench wrote them
     notes += problem_notes(inputs, pivots)
+    sides = [inputs[:baseline], inputs[baseline:]] if baseline else [inputs]
     if query:
-        inputs = _filtered(inputs, query, notes)
+        sides = [_filtered(side, query, notes) for side in sides]
+        inputs = [r for side in sides for r in side]
+    _measuring(inputs)
+    chosen = _metric(inputs, metric, higher, notes)
+    if baseline:
+        prepared, joined_sides = _sides(sides, pivots, chosen, combine, progress)
+        return prepared, joined_sides, notes
+    sources = tuple(inputs)
+    runs: tuple[CombinedRuns, ...] = ()
+    if combine is not None:
+        joined = _combined(inputs, pivots, chosen, cast(Aggregate, combine))
+        inputs, sources, runs = list(joined.parts), tuple(joined.files), (joined,)
+    elif pooled or writes:
+        notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
+    names = tuple(joined.label for joined in runs for _ in joined.parts)
+    return Prepared(tuple(inputs), sources, chosen, progress, 0, names), runs, notes
+
+
+def _measuring(inputs: Sequence[Results]) -> None:
+    """Refuse inputs that are all specs or manifests: they hold no measurements."""
     if all(r.kind == "yaml" for r in inputs):
         raise KprofileError(
             inputs[0].path,
             f"this is {YAML}, which holds no measurements; pass kbench results "
             "(.pkl/.csv), or --merge to join YAMLs",
         )
-    chosen = _metric(inputs, metric, higher, notes)
-    sources, runs = tuple(inputs), None
-    if combine is not None:
-        how = cast(Aggregate, combine)  # click's choice
-        runs = _combined(inputs, pivots, chosen, how)
-        inputs, sources = list(runs.parts), tuple(runs.files)
-    elif pooled or writes:
-        notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
-    return Prepared(tuple(inputs), sources, chosen, progress), runs, notes
+
+
+def _sides(
+    sides: Sequence[Sequence[Results]],
+    pivots: tuple[str, ...],
+    metric: Metric,
+    combine: str | None,
+    progress: Progress,
+) -> tuple[Prepared, tuple[CombinedRuns, ...]]:
+    """``-d --baseline``: the baseline's runs first, then the new ones; with
+    ``--combine`` each side's runs joined apart (named after their side), without it
+    a shape held twice on one side refused, as ``-o`` refuses it."""
+    sources = tuple(r for side in sides for r in side)
+    if combine is None:
+        for side in sides:
+            _repeated(side, pivots, pooled=False, writes="-d", among=sources)
+        return Prepared(sources, sources, metric, progress, len(sides[0])), ()
+    how = cast(Aggregate, combine)
+    runs = tuple(
+        dataclasses.replace(joined, label=f"{what}, {joined.label}")
+        for what, side in zip(("baseline", "new runs"), sides)
+        for joined in [_combined(side, pivots, metric, how, among=sources)]
+    )
+    names = tuple(joined.label for joined in runs for _ in joined.parts)
+    inputs = tuple(p for joined in runs for p in joined.parts)
+    prepared = Prepared(inputs, sources, metric, progress, len(runs[0].parts), names)
+    return prepared, runs
 
 
 def _combined(
@@ -75,9 +117,12 @@ def _combined(
     pivots: tuple[str, ...],
     metric: Metric,
     how: Aggregate,
+    *,
+    among: Sequence[Results] = (),
 ) -> CombinedRuns:
     """``--combine``: the runs of each shape and config as one measurement. One run
-    given twice would count as two: refused."""
+    given twice would count as two: refused. ``among``: every input, whose shape
+    columns these share (``-d``'s sides)."""
     from kprofile.core.runs import (  # start-up: --combine only
         combine_runs,
         same_measurements,
@@ -93,7 +138,9 @@ def _combined(
             "give each run once",
         )
     try:
-        return combine_runs(inputs, pivots=pivots, metric=metric, how=how)
+        return combine_runs(
+            inputs, pivots=pivots or shape_keys(among), metric=metric, how=how
+        )
     except KprofileError as exc:
         raise usage_error(f"--combine: {exc.message}") from None
 
@@ -104,16 +151,27 @@ def _repeated(
     *,
     pooled: bool,
     writes: str | None,
+    among: Sequence[Results] = (),
 ) -> list[str]:
     """Shapes that several inputs measure, without ``--combine``: a pooled mode keeps
-    each config's best run, and says so once; writing an entry per run is refused."""
+    each config's best run, and says so once; writing an entry per run is refused,
+    and so is ``-d`` comparing a side that holds a shape twice (``among``: both
+    sides, whose shape columns it shares)."""
     from kprofile.core.runs import repeated_shapes  # start-up: -o, --update, pools
 
     runs = [r for r in inputs if r.kind != "yaml"]  # a spec or manifest measures none
-    repeated = repeated_shapes(runs, shape_keys(runs, pivots))
+    keyed = [r for r in among if r.kind != "yaml"] or runs
+    repeated = repeated_shapes(runs, shape_keys(keyed, pivots))
     if repeated is None:
         return []
     hint = "--combine median|min|mean"
+    if writes == "-d":
+        side = "the baseline" if runs[0] is keyed[0] else "the new runs"
+        raise KprofileError(
+            repeated.again,
+            f"repeated runs: {repeated.said()}, and -d compares one run of a shape "
+            f"per side ({side}); join the runs with {hint}, or give each shape once",
+        )
     if not pooled:
         raise KprofileError(
             repeated.again,

@@ -15,7 +15,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from kprofile.core.metric import Metric
 from kprofile.core.values import counted
 from kprofile.errors import PROG, InvalidInput, KprofileError, usage_error
 from kprofile.inputs.load import Results, load_inputs
@@ -34,6 +36,9 @@ from kprofile.report import Report, json_header, print_report
 from tuning_codegen.colour import wants_colour
 from tuning_codegen.errors import EXIT_INPUT_ERROR, EXIT_OK, EXIT_STALE, one_line
 
+if TYPE_CHECKING:
+    from kprofile.core.runs import CombinedRuns
+
 
 def run(options: Options) -> int:
     mode = check_options(options)
@@ -50,20 +55,27 @@ def run(options: Options) -> int:
         from kprofile.sinks.output import check_output  # start-up: -o only
 
         check_output(options.output)
+    _check_folders(options)
     progress = _progress(options)
+    base, base_skipped = load_inputs(
+        options.baseline, max_rows=options.max_rows, progress=progress
+    )
     loaded, skipped = load_inputs(
         options.files, max_rows=options.max_rows, progress=progress
     )
-    _say_input_problems(loaded, skipped)
-    if not loaded:
-        files = "file" if len(skipped) == 1 else "files"
-        print(
-            f"{PROG}: error: no usable input ({len(skipped)} {files} skipped)",
-            file=sys.stderr,
-        )
-        return EXIT_INPUT_ERROR
+    skipped = [*base_skipped, *skipped]
+    _say_input_problems([*base, *loaded], skipped)
+    for what, found in (("baseline", base if options.baseline else [None]),
+                        ("input", loaded)):  # fmt: skip
+        if not found:
+            files = "file" if len(skipped) == 1 else "files"
+            print(
+                f"{PROG}: error: no usable {what} ({len(skipped)} {files} skipped)",
+                file=sys.stderr,
+            )
+            return EXIT_INPUT_ERROR
     try:
-        report = _analyse(options, mode, loaded, progress)
+        report = _analyse(options, mode, [*base, *loaded], progress, len(base))
     except MemoryError:  # inputs within every limit can still exceed this machine
         raise usage_error(
             "not enough memory for this analysis of the inputs; narrow them "
@@ -76,9 +88,14 @@ def run(options: Options) -> int:
 
 
 def _analyse(
-    options: Options, mode: Mode, loaded: Sequence[Results], progress: Progress
+    options: Options,
+    mode: Mode,
+    loaded: Sequence[Results],
+    progress: Progress,
+    baseline: int,
 ) -> Report:
-    """Prepare the inputs, run the mode, and hand what it made to the sinks."""
+    """Prepare the inputs, run the mode, and hand what it made to the sinks.
+    ``baseline``: how many of the first inputs are ``--baseline``'s."""
     prepared, runs, notes = prepare(
         loaded,
         needs_metric=mode.metric,
@@ -91,12 +108,10 @@ def _analyse(
         pooled=mode.pools,
         writes="-o" if options.output else "--update" if options.update else None,
         spec=options.spec,
+        baseline=baseline,
     )
     result: ModeResult = mode.handler(mode.request(options, prepared))
-    sections = [*result.sections, *(noise_sections(runs) if runs else [])]
-    pictures = (
-        combine_pictures(runs, prepared.metric) if runs and prepared.metric else []
-    )
+    sections, pictures = _with_noise(options, result, runs, prepared.metric)
     written, notes = [*result.written], [*notes, *result.notes]
     if options.output:
         from kprofile.sinks.output import write_output  # start-up: -o only
@@ -117,6 +132,22 @@ def _analyse(
     if options.plot is None and options.report is None:
         return report
     return _with_pictures(options, report, [*result.pictures, *pictures], progress)
+
+
+def _with_noise(
+    options: Options,
+    result: ModeResult,
+    runs: Sequence[CombinedRuns],
+    metric: Metric | None,
+) -> tuple[list[Section], list[Picture]]:
+    """The mode's sections, then ``--combine``'s for each set of runs it joined
+    (``-d``: each side's), and its pictures when drawn."""
+    sections = [*result.sections]
+    for joined in runs:
+        sections += noise_sections(joined, side=len(runs) > 1)
+    if metric is None or (options.plot is None and options.report is None):
+        return sections, []
+    return sections, [p for joined in runs for p in combine_pictures(joined, metric)]
 
 
 def _with_pictures(
@@ -172,6 +203,21 @@ def _updated(
     if mode.views:
         return [*update.sections, *(sections if options.verbose else [])]
     return [*sections, *update.sections]
+
+
+def _check_folders(options: Options) -> None:
+    """The folders files go into, refused before anything runs when they cannot
+    be made (a file stands there); they are made when written."""
+    folders = [("--out-dir", options.out_dir), ("--plot", options.plot)]
+    if options.report is not None:
+        folders.append(("--report", os.path.dirname(options.report) or "."))
+    if all(folder is None for _, folder in folders):
+        return
+    from kprofile.sinks.derived import check_folder  # start-up: a folder written
+
+    for flag, folder in folders:
+        if folder is not None:
+            check_folder(folder, flag)
 
 
 def _say_input_problems(

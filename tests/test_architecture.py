@@ -39,6 +39,7 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.run", "kprofile.sinks.output"): "-o",
     ("kprofile.run", "kprofile.sinks.update"): "--update",
     ("kprofile.run", "kprofile.sinks.pictures"): "--plot, --report",
+    ("kprofile.run", "kprofile.sinks.derived"): "--out-dir, --plot, --report",
 }
 
 

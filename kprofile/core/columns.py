@@ -11,11 +11,13 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from kprofile.core.configs import config_keys
 from kprofile.core.problems import is_constant, no_pivot
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import KprofileError
@@ -52,6 +54,30 @@ def row_labels(results: Results) -> np.ndarray:
         return f"{results.path}:" + keys
     what = "mesh_idx" if results.row_key == MESH_IDX else "row"
     return f"{results.path} {what} " + keys
+
+
+def input_labels(inputs: Sequence[Results]) -> list[str]:
+    """Short distinct names for the inputs: file stems; else the shortest path
+    suffix that tells them apart (``out.pkl`` and ``out.csv``; ``A/out.pkl`` and
+    ``B/out.pkl``); a file given twice as ``out#1``, ``out#2``."""
+    stems = [Path(r.path).stem for r in inputs]
+    if len(set(stems)) == len(stems):
+        return stems
+    parts = [Path(r.path).parts for r in inputs]
+    for length in range(1, max(len(p) for p in parts) + 1):
+        suffixes = ["/".join(p[-length:]) for p in parts]
+        if len(set(suffixes)) == len(suffixes):
+            return suffixes
+    return [f"{s}#{i + 1}" for i, s in enumerate(stems)]
+
+
+def values_at(results: Results, column: str, rows: np.ndarray) -> list[Any]:
+    """``column`` at each of ``rows`` (file rows; -1: none, None) as Python values;
+    None throughout for a column the file lacks."""
+    if column not in results.frame.columns:
+        return [None] * len(rows)
+    values = results.frame[column].iloc[rows.clip(0)].tolist()
+    return [None if r < 0 else plain(v) for r, v in zip(rows.tolist(), values)]
 
 
 def end_column(column: str) -> str:
@@ -172,7 +198,7 @@ def group_rows(results: Results, pivots: Sequence[str]) -> Grouping:
         steady = {p: np.array([p in shape]) for p in results.params}
         starts, stops = np.zeros(1, dtype=np.int64), np.array([len(frame)])
         return Grouping(whole, np.arange(len(frame)), starts, stops, steady, ({},))
-    codes = group_codes(frame, pivots)
+    codes = _pivot_codes(results, pivots)
     groups = int(codes.max()) + 1 if len(codes) else 0
     if groups > MAX_SHAPES:
         raise KprofileError(
@@ -209,6 +235,18 @@ def _constant_in_groups(
         changes[starts] = False  # a group's first row starts it, changes nothing
         out[param] = np.add.reduceat(changes.astype(np.int64), starts) == 0
     return out
+
+
+def _pivot_codes(results: Results, pivots: Sequence[str]) -> np.ndarray:
+    """``group_codes`` of the pivots, from the loader's value codes where it made
+    them for this frame (one integer pass per pivot, and one hash of integers,
+    rather than a hash of each column's values)."""
+    if results.known_codes is None or results.known_codes.frame() is not results.frame:
+        return group_codes(results.frame, pivots)
+    if any(p not in results.known_codes.codes for p in pivots):
+        return group_codes(results.frame, pivots)
+    key = config_keys(results, pivots)  # equal where every pivot is
+    return np.asarray(pd.factorize(key)[0], dtype=np.int64)
 
 
 def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:

@@ -18,6 +18,9 @@ DEFAULT_METRIC = "met (ms)"  # core.metric: what Mojo's std.benchmark writes
 COVER_TIME_LIMIT = 120.0
 COVER_LOSS_TIME_LIMIT = 2.0
 
+# modes.shapes: the band whose configs the per-shape view counts (ratio <= 1.02)
+SHAPES_BAND = 0.02
+
 RANGES_TOL = 0.03  # core.ranges: how far from each point's best its config may be
 
 Objective = Literal["geomean", "worst"]  # core.portfolio: what --budget minimizes

@@ -1,164 +1,284 @@
-"""``--diff``, the analysis: each later file's best against the baseline's best, shape
-by shape.
+"""``--diff``, the analysis: runs compared config by config, shape by shape.
 
-Shapes are the distinct values of the pivots (``-p``; by default what every mode tells
-shapes apart by, ``kprofile.core.problems.shape_keys``: kbench's runtime parameters,
-else the parameter columns constant within every file). For each shape the baseline
-is the first file, in argument order, that has it; so ``kprofile -d base.pkl new.pkl``
-compares two runs, and per-shape files (``-d run1/*.pkl run2/*.pkl``) pair up by
-shape. Ratios follow the project convention: above 1.0 the later file is worse than
-the baseline.
+Each input is a run. Shapes are what every mode tells apart
+(``kprofile.core.problems.shape_keys``: ``-p``, or the problem). A shape's baseline
+is the first input in argument order that holds it, so ``-d base.pkl new.pkl``
+compares two runs and per-shape files (``-d run1/*.pkl run2/*.pkl``) pair up by
+shape; with ``baseline`` (``--baseline``: how many of the first inputs are the
+baseline's) it is the baseline input that holds it, and the later runs are the
+others (each side holds a shape once: ``kprofile.prepare`` refuses repeated runs, or
+``--combine`` joined them).
 
-Besides the summary table, one ``<shape>.csv`` per shape holds every configuration
-with its metric in each file and its ratio to the same configuration in the baseline.
+For each later run of a shape: its best config and value, its best's ratio to the
+baseline's (``ratio``, above 1.0 worse), whether the best config changed (another
+config than the baseline's best), and the baseline's best config on this run: its
+ratio to this run's best (``kept/best``: what keeping the old choice costs now) and
+to its own time on the baseline (``kept/before``: did the old choice get slower?).
+Where it has no measurement on this run, why (``Compared.status``). A config is the
+values of every parameter that is not the shape's, matched across runs as
+``same_value`` means it (``core.configs``). Every group of every run is ranked at
+once (``core.shapes.ranked_in_groups``); nothing is computed per shape with pandas.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
-from kprofile.core.columns import (
-    frame_shape_label,
-    row_id,
-    split_by,
-)
-from kprofile.core.metric import Metric, metric_values, rank_order, ratio_to, valid_mask
+from kprofile.core.columns import Grouping, first_minimum, group_rows, input_labels
+from kprofile.core.configs import shared_config_keys
+from kprofile.core.metric import Metric, ratio_to
 from kprofile.core.problems import shape_keys
-from kprofile.core.select import best_row
-from kprofile.core.values import plain
+from kprofile.core.scorecols import FAILED, NO_RUN, NOT_MEASURED, SCORED
+from kprofile.core.shapes import ranked_in_groups
+from kprofile.core.values import plain, shape_label
 from kprofile.errors import usage_error
-from kprofile.inputs.load import MESH_IDX, Results
+from kprofile.inputs.load import Results
+from tuning_codegen.values import value_key
+
+NO_BASELINE = "no baseline"  # a shape only later runs hold (--baseline)
+RUN_FAILED = "failed"  # a failed run kbench recorded no kind for
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One input, its rows grouped by the shape's columns: per group its shape id,
+    its best row's position in ``grouping.order`` (-1: nothing ran) and its value;
+    per row (group by group, ``grouping.order``) its metric, its key (``inf``: did
+    not run) and its config."""
+
+    name: str
+    grouping: Grouping
+    shape: np.ndarray
+    top: np.ndarray
+    value: np.ndarray
+    values: np.ndarray
+    keys: np.ndarray
+    config: np.ndarray
+    best: np.ndarray  # each group's best row of the file (-1: nothing ran)
+    best_config: np.ndarray  # its config (-1: nothing ran)
+
+    @property
+    def results(self) -> Results:
+        return self.grouping.results
+
+
+Member = tuple[int, int]  # (run, group)
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """A shape: its label, its baseline (None: no run of the baseline holds it) and
+    its later runs."""
+
+    label: str
+    base: Member | None
+    later: tuple[Member, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Kept:
+    """Per group of one later run, compared with its shape's baseline (every group
+    at once): the ``Comparison``'s fields, each an array (``changed``: -1 where
+    nothing compares, else 0 or 1)."""
+
+    ratio: np.ndarray
+    changed: np.ndarray
+    kept_best: np.ndarray
+    kept_before: np.ndarray
+    status: np.ndarray
+    kind: list[str]
 
 
 @dataclass(frozen=True, eq=False)
 class DiffResult:
-    """One row per (shape, file): its best and ratio to the baseline's best (the
-    baseline rows are ``baselines``); and per shape its comparison table."""
+    """The runs, their shapes, and per run what it kept of the baseline."""
 
-    rows: pd.DataFrame
-    baselines: tuple[int, ...]
-    keys: tuple[str, ...]  # the columns shapes are told apart by
-    tables: dict[str, pd.DataFrame]  # shape label -> per-shape comparison
+    keys: tuple[str, ...]
+    runs: tuple[Run, ...]
+    shapes: tuple[Shape, ...]
+    kept: tuple[Kept, ...]
+    params: tuple[str, ...]  # what a config is made of
+    metric: Metric
+
+    def vanished(self) -> list[int]:
+        """The shapes of the baseline that no later run holds."""
+        return [
+            s for s, shape in enumerate(self.shapes)
+            if shape.base is not None and not shape.later
+        ]  # fmt: skip
+
+    def compared(self, member: Member) -> Comparison:
+        """A later run of a shape against the shape's baseline."""
+        j, g = member
+        kept = self.kept[j]
+        changed = int(kept.changed[g])
+        return Comparison(
+            float(kept.ratio[g]),
+            None if changed < 0 else bool(changed),
+            float(kept.kept_best[g]),
+            float(kept.kept_before[g]),
+            str(kept.status[g]),
+            kept.kind[g],
+        )
 
 
-def labels(inputs: Sequence[Results]) -> list[str]:
-    """Short distinct names for the inputs: file stems; else the shortest path
-    suffix that tells them apart (``out.pkl`` and ``out.csv``; ``A/out.pkl`` and
-    ``B/out.pkl``); a file given twice as ``out#1``, ``out#2``."""
-    stems = [Path(r.path).stem for r in inputs]
-    if len(set(stems)) == len(stems):
-        return stems
-    parts = [Path(r.path).parts for r in inputs]
-    for length in range(1, max(len(p) for p in parts) + 1):
-        suffixes = ["/".join(p[-length:]) for p in parts]
-        if len(set(suffixes)) == len(suffixes):
-            return suffixes
-    return [f"{s}#{i + 1}" for i, s in enumerate(stems)]
+class Comparison(NamedTuple):
+    ratio: float  # this run's best over the baseline's
+    changed: bool | None  # None: nothing to compare
+    kept_best: float  # the baseline's best config here, over this run's best
+    kept_before: float  # ... over its time on the baseline
+    status: str  # SCORED, FAILED, NOT_MEASURED, NO_RUN, NO_BASELINE
+    kind: str  # FAILED: the kind kbench recorded, else RUN_FAILED
 
 
 def diff(
-    inputs: Sequence[Results], metric: Metric, pivots: Sequence[str]
+    inputs: Sequence[Results],
+    metric: Metric,
+    pivots: Sequence[str],
+    *,
+    baseline: int = 0,
+    names: Sequence[str] = (),
 ) -> DiffResult:
+    """Every input's shapes against their baseline (module docstring)."""
     if len(inputs) < 2:
         raise usage_error("--diff needs a baseline and at least one more file")
-    keys = list(shape_keys(inputs, pivots))
-    names = labels(inputs)
-    shapes: dict[tuple[Any, ...], list[tuple[str, Results]]] = {}
-    for name, results in zip(names, inputs):
-        for part in split_by(results, keys):
-            key = tuple(plain(part.frame[k].iloc[0]) for k in keys)
-            shapes.setdefault(key, []).append((name, part))
-    rows: list[dict[str, Any]] = []
-    highlight: list[int] = []
-    mesh = all(r.kind != "csv" and r.row_key == MESH_IDX for r in inputs)
-    best_row_column = "best mesh_idx" if mesh else "best row"
-    tables: dict[str, pd.DataFrame] = {}
-    for parts in shapes.values():
-        shape = frame_shape_label(parts[0][1].frame, keys) or "(all)"
-        base_best = best_row(parts[0][1], metric)
-        for index, (name, part) in enumerate(parts):
-            best = best_row(part, metric)
-            ratio = math.nan
-            if best.position is not None and base_best.position is not None:
-                ratio = float(ratio_to(best.value, base_best.value, metric))
-            if index == 0:
-                highlight.append(len(rows))
-            rows.append(
-                {
-                    "shape": shape,
-                    "file": name + (" (baseline)" if index == 0 else ""),
-                    f"best {metric.column}": best.value,
-                    "ratio": ratio,
-                    best_row_column: _best_row(part, best.position, mesh=mesh),
-                }
-            )
-        tables[shape if keys else ""] = shape_table(parts, metric, keys)
-    return DiffResult(pd.DataFrame(rows), tuple(highlight), tuple(keys), tables)
-
-
-def _best_row(results: Results, position: int | None, *, mesh: bool) -> Any:
-    """The best row's mesh_idx when every input has one, else what names it in its
-    file (the ``file`` column): ``mesh_idx 12``, ``line 17`` of a CSV (never shown
-    as a mesh_idx), ``row 17``."""
-    if position is None:
-        return None
-    what, value = row_id(results, position)
-    if mesh:
-        return value
-    if results.kind == "csv":
-        return f"line {plain(results.frame[results.row_key].iloc[position])}"
-    return f"{what} {value}"
-
-
-def shape_table(
-    parts: Sequence[tuple[str, Results]], metric: Metric, pivots: Sequence[str]
-) -> pd.DataFrame:
-    """One shape: every configuration, its metric per file, ratio to the baseline's."""
-    params = [
-        p
-        for p in parts[0][1].params
-        if p not in pivots and all(p in r.params for _, r in parts)
-    ]
-    per_file = []
-    for name, part in parts:
-        frame = part.frame[params].copy()
-        frame[f"{metric.column} [{name}]"] = np.where(
-            valid_mask(v := metric_values(part.frame, metric)), v, np.nan
-        )
-        per_file.append(_best_per_config(frame, params, metric))
-    if not params:
-        table = pd.concat(per_file, axis=1)
-    else:
-        table = pd.concat(
-            [f[params] for f in per_file], ignore_index=True
-        ).drop_duplicates(ignore_index=True)
-        for frame in per_file:
-            table = table.merge(frame, how="left", on=params, sort=False)
-    base_column = f"{metric.column} [{parts[0][0]}]"
-    base = table[base_column].to_numpy(dtype=np.float64)
-    for name, _ in parts[1:]:
-        column = table[f"{metric.column} [{name}]"].to_numpy(dtype=np.float64)
-        ratio = ratio_to(column, base, metric)  # NaN where this file's run failed
-        table[f"ratio [{name}]"] = np.where(valid_mask(base), ratio, np.nan)
-    order = rank_order(base, metric)
-    rest = np.setdiff1d(np.arange(len(table)), order, assume_unique=True)
-    return table.iloc[np.concatenate([order, rest])].reset_index(drop=True)
-
-
-def _best_per_config(
-    frame: pd.DataFrame, params: list[str], metric: Metric
-) -> pd.DataFrame:
-    value = frame.columns[-1]
-    ordered = frame.sort_values(
-        value, ascending=not metric.higher_is_better, kind="stable", na_position="last"
+    keys = shape_keys(inputs, pivots)
+    params = tuple(dict.fromkeys(p for r in inputs for p in r.params if p not in keys))
+    configs = shared_config_keys(inputs, params)
+    named = list(names) or input_labels(inputs)
+    ids: dict[tuple[Hashable, ...], int] = {}
+    labels: list[str] = []
+    runs = tuple(
+        _run(name, r, keys, metric, config, (ids, labels))
+        for name, r, config in zip(named, inputs, configs)
     )
-    if not params:
-        return ordered.iloc[:1].reset_index(drop=True)
-    return ordered.drop_duplicates(subset=params, keep="first")
+    shapes = _shapes(runs, labels, baseline)
+    kept = _kept(runs, shapes, metric)
+    return DiffResult(keys, runs, shapes, kept, params, metric)
+
+
+def _run(
+    name: str,
+    results: Results,
+    keys: Sequence[str],
+    metric: Metric,
+    config: np.ndarray,
+    known: tuple[dict[tuple[Hashable, ...], int], list[str]],
+) -> Run:
+    """One input grouped and ranked; its groups' shapes numbered in ``known`` (ids
+    by first appearance, and their labels)."""
+    grouping = group_rows(results, [k for k in keys if k in results.frame.columns])
+    values, ranked, top = ranked_in_groups(grouping, metric)
+    ran = np.isfinite(ranked[top])
+    config = config[grouping.order]
+    ids, labels = known
+    shape = np.empty(len(grouping), dtype=np.int64)
+    for g, found in enumerate(grouping.values):
+        if not found and keys:  # a file of one shape, not split: its first row's
+            frame = results.frame
+            found = {k: plain(frame[k].iloc[0]) for k in keys if k in frame}
+        key = tuple(value_key(plain(found.get(k))) for k in keys)
+        if key not in ids:
+            ids[key] = len(ids)
+            labels.append(shape_label(found) or "(all)")
+        shape[g] = ids[key]
+    return Run(
+        name,
+        grouping,
+        shape,
+        np.where(ran, top, -1),
+        np.where(ran, values[top], np.nan),
+        values,
+        ranked,
+        config,
+        np.where(ran, grouping.order[top], -1),
+        np.where(ran, config[top], -1),
+    )
+
+
+def _shapes(runs: Sequence[Run], labels: list[str], baseline: int) -> tuple[Shape, ...]:
+    """Each shape's baseline and later runs, in argument order."""
+    members: list[list[Member]] = [[] for _ in labels]
+    for i, run in enumerate(runs):
+        for g, s in enumerate(run.shape.tolist()):
+            members[s].append((i, g))
+    out = []
+    for label, held in zip(labels, members):
+        if baseline:
+            base = [m for m in held if m[0] < baseline]
+            later = [m for m in held if m[0] >= baseline]
+            out.append(Shape(label, base[0] if base else None, tuple(later)))
+        else:
+            out.append(Shape(label, held[0], tuple(held[1:])))
+    return tuple(out)
+
+
+def _kept(
+    runs: Sequence[Run], shapes: Sequence[Shape], metric: Metric
+) -> tuple[Kept, ...]:
+    """Per run, each group's baseline best config and value, and that config's
+    best run here: every row of a run compared with its group's target at once."""
+    based = [np.zeros(len(r.shape), dtype=bool) for r in runs]
+    targets = [np.full(len(r.shape), -1, dtype=np.int64) for r in runs]
+    before = [np.full(len(r.shape), np.nan) for r in runs]
+    for shape in shapes:
+        if shape.base is None:
+            continue
+        i, g = shape.base
+        for j, h in shape.later:
+            based[j][h] = True
+            targets[j][h] = runs[i].best_config[g]
+            before[j][h] = runs[i].value[g]
+    return tuple(
+        _kept_in(run, metric, *found)
+        for run, *found in zip(runs, based, targets, before)
+    )
+
+
+def _kept_in(
+    run: Run,
+    metric: Metric,
+    based: np.ndarray,
+    target: np.ndarray,
+    before: np.ndarray,
+) -> Kept:
+    """``Kept`` of one run, ``target`` the config to find in each of its groups."""
+    starts = run.grouping.starts
+    group = np.repeat(np.arange(len(starts)), run.grouping.stops - starts)
+    hit = run.config == target[group]  # -1: no config is -1, nothing to find
+    keys = np.where(hit, run.keys, np.inf)
+    top = first_minimum(keys, starts)
+    value = np.where(np.isfinite(keys[top]), run.values[top], np.nan)
+    measured = np.add.reduceat(hit.astype(np.int64), starts) > 0
+    first = first_minimum(np.where(hit, 0, 1), starts)  # a row of it, if any
+    status = np.where(
+        target < 0,
+        np.where(based, NO_RUN, NO_BASELINE),
+        np.where(np.isfinite(value), SCORED,
+                 np.where(measured, FAILED, NOT_MEASURED)),
+    ).astype(object)  # fmt: skip
+    changed = np.where(
+        (target < 0) | (run.top < 0), -1, run.best_config != target
+    ).astype(np.int8)
+    return Kept(
+        ratio_to(run.value, before, metric),
+        changed,
+        ratio_to(value, run.value, metric),
+        ratio_to(value, before, metric),
+        status,
+        _kinds(run, first),
+    )
+
+
+def _kinds(run: Run, rows: np.ndarray) -> list[str]:
+    """What kbench recorded of the failure at each group's row ``rows`` (positions
+    in ``grouping.order``); ``failed`` where it recorded nothing."""
+    column = run.results.failure
+    if column is None:
+        return [RUN_FAILED] * len(rows)
+    kinds = run.results.frame[column].iloc[run.grouping.order[rows]].tolist()
+    return [k if isinstance(k, str) and k else RUN_FAILED for k in kinds]

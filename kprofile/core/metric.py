@@ -210,6 +210,12 @@ def within_tolerance(ratio: np.ndarray | pd.Series, tol: float) -> np.ndarray:
         return ratios <= 1.0 + tol + TOL_EPSILON
 
 
+def geomean(ratios: np.ndarray) -> float:
+    """The geometric mean of the finite ratios (NaN: none)."""
+    finite = ratios[np.isfinite(ratios)]
+    return float(np.exp(np.log(finite).mean())) if len(finite) else float("nan")
+
+
 def rank_order(values: np.ndarray, metric: Metric) -> np.ndarray:
     """Positions of the valid rows, best first; ties keep input order."""
     valid = np.flatnonzero(valid_mask(values))

@@ -75,7 +75,7 @@ def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
     keys = _gather(frame, grouping.results.row_key, at_best)
     spec = _gather(frame, SPEC, at_best) if SPEC in frame.columns else None
     params = grouping.results.params
-    by_kind = _failures_by_kind(grouping)
+    by_kind = failures_by_kind(grouping)
     out = []
     for g in range(len(grouping)):
         has = bool(ran[g])
@@ -102,7 +102,7 @@ def summaries(grouping: Grouping, metric: Metric) -> list[Summary]:
     return out
 
 
-def _failures_by_kind(grouping: Grouping) -> dict[str, np.ndarray] | None:
+def failures_by_kind(grouping: Grouping) -> dict[str, np.ndarray] | None:
     """How many of each group's rows kbench recorded as failed, kind by kind."""
     column = grouping.results.failure
     if column is None:

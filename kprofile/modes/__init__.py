@@ -105,7 +105,14 @@ def _data(o: Options, prepared: Prepared) -> Data:
     if o.plot is not None or o.report is not None:
         pair = (o.heatmap[0], o.heatmap[1]) if len(o.heatmap) == 2 else None
         charts = Charts(pair)
-    return Data(prepared.inputs, prepared.metric, o.pivots, prepared.progress, charts)
+    return Data(
+        prepared.inputs,
+        prepared.metric,
+        o.pivots,
+        prepared.progress,
+        charts,
+        prepared.names,
+    )
 
 
 def _files(o: Options, prepared: Prepared) -> files.FilesRequest:
@@ -114,6 +121,21 @@ def _files(o: Options, prepared: Prepared) -> files.FilesRequest:
     rows = bool(o.output and o.write_selection)
     data = _data(o, prepared)
     return files.FilesRequest(data, views, o.verbose, sink, rows)
+
+
+def _diff(o: Options, prepared: Prepared) -> diff.DiffRequest:
+    described = "first file with each shape"
+    if o.baseline:
+        joined = f" ({o.combine} of their runs)" if o.combine else ""
+        described = f"--baseline {', '.join(o.baseline)}{joined}"
+    return diff.DiffRequest(
+        _data(o, prepared),
+        o.out_dir,
+        prepared.baseline,
+        described,
+        o.fail_above,
+        o.allow_failed,
+    )
 
 
 def _merge(o: Options, prepared: Prepared) -> merge.MergeRequest:
@@ -164,10 +186,9 @@ MODES: tuple[Mode[Any], ...] = (
         views=True, output=True, update=True, options=DRAWS,
     ),
     Mode(
-        "diff", "--diff", lambda o: o.diff,
-        lambda o, p: diff.DiffRequest(_data(o, p), o.out_dir), diff.run,
-        combines=False,  # compares files: combined, they would be one
-        options=("--out-dir", *DRAWS),
+        "diff", "--diff", lambda o: o.diff, _diff, diff.run,
+        options=("--out-dir", "--baseline", "--fail-above", "--allow-failed",
+                 *DRAWS),
     ),
     Mode(
         "merge", "--merge", lambda o: o.merge, _merge, merge.run,
@@ -210,7 +231,8 @@ MODES: tuple[Mode[Any], ...] = (
 # Flags that only some modes admit (``Mode.options``), and whether each is given.
 OWN_OPTIONS: tuple[tuple[str, Callable[[Options], bool]], ...] = (
     ("--sort-pivots", lambda o: bool(o.sort_pivots)),
-    ("--out-dir", lambda o: o.out_dir != "."),
+    ("--out-dir", lambda o: o.out_dir is not None),
+    ("--baseline", lambda o: bool(o.baseline)),
     ("--include-shapes", lambda o: o.include_shapes),
     ("--time-limit", lambda o: o.time_limit != COVER_TIME_LIMIT),  # also spelled
     # --cover-time-limit

@@ -29,6 +29,11 @@ def check_options(options: Options) -> Mode:
         raise usage_error("--allow-failed only applies to --fail-above")
     if options.combine is not None and not (mode.metric and mode.combines):
         raise usage_error(f"--combine does not apply to {mode.label}")
+    if options.combine is not None and options.diff and not options.baseline:
+        raise usage_error(
+            "-d --combine joins each side's runs: name the baseline's with --baseline "
+            "FILE (the files given are the new runs)"
+        )
     if options.spec is not None and not mode.metric:
         raise usage_error(f"--spec does not apply to {mode.label}")
     _check_sinks(options, mode, [v for v in views if v.selects])

@@ -21,26 +21,31 @@ if TYPE_CHECKING:
 
 class CorrelationRequest(NamedTuple):
     data: Data
-    out_dir: str = "."  # where the heatmap goes
+    out_dir: str | None = None  # where the heatmap goes (None: not written)
     include_shapes: bool = False  # correlate the shape columns too
 
 
 def run(request: CorrelationRequest) -> ModeResult:
     """``-c``: the correlations, and the heatmap in ``--out-dir``."""
     from kprofile.core.correlation import correlate  # start-up: -c only
-    from kprofile.sinks.files import write_heatmap  # start-up: -d, -c, --plot only
 
     data = request.data
     keys = problem(data.inputs, data.pivots).matched
     shapes = () if request.include_shapes else keys
     result = correlate(data.inputs, data.metric, shapes=shapes, by=keys)
-    written = write_heatmap(result, request.out_dir, heatmap_title(result, data.metric))
-    sections = correlation_sections(result, data.metric, written.paths[0])
+    paths: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    if request.out_dir is not None:
+        from kprofile.sinks.files import write_heatmap  # start-up: --out-dir only
+
+        title = heatmap_title(result, data.metric)
+        paths, notes = write_heatmap(result, request.out_dir, title)
+    sections = correlation_sections(result, data.metric, paths[0] if paths else None)
     pictures: tuple[Picture, ...] = ()
     if data.charts is not None:
         title = heatmap_title(result, data.metric)
         pictures = tuple(correlation_pictures(result, title))
-    return ModeResult(tuple(sections), written=written.paths, notes=written.notes,
+    return ModeResult(tuple(sections), written=paths, notes=notes,
                       pictures=pictures)  # fmt: skip
 
 

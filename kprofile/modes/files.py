@@ -33,6 +33,7 @@ from kprofile.manifest.change import Entry, Upserts
 from kprofile.modes.pictures import shape_pictures
 from kprofile.modes.request import Data, origin_of
 from kprofile.modes.result import ModeResult
+from kprofile.modes.shapes import shapes_pictures_of, shapes_section
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
 from kprofile.render.section import Section
 
@@ -62,10 +63,11 @@ def run(request: FilesRequest) -> ModeResult:
     data = request.data
     made = _Made()
     pivots = _groups_by(request)
-    for results in data.inputs:
-        if not pivots:
-            made.notes += _shapes_note(results)
+    groupings: dict[int, Grouping] = {}
+    for i, results in enumerate(data.inputs):
         grouping = group_rows(results, pivots)
+        if pivots and pivots == tuple(data.pivots):
+            groupings[i] = grouping  # by the shape's columns: the per-shape view's
         found = summaries(grouping, data.metric)
         built = _views(grouping, data.metric, request)
         selected: list[np.ndarray] = []
@@ -76,6 +78,9 @@ def run(request: FilesRequest) -> ModeResult:
                 advance(1)
         if selected:
             made.entries += _records(results, np.concatenate(selected))
+    shapes = shapes_section(data, groupings)
+    if shapes is not None:
+        made.sections.append(shapes)
     shape = problem(data.inputs, data.pivots)
     change = Upserts(
         tuple(_pivots_first(c, shape.matched) for c in made.configs),
@@ -84,6 +89,9 @@ def run(request: FilesRequest) -> ModeResult:
         shape.fixed,
     )
     pictures, drawn = shape_pictures(data) if data.charts is not None else ((), ())
+    if shapes is not None and data.charts is not None:
+        keys = shape_keys(data.inputs, data.pivots)
+        pictures = (*shapes_pictures_of(shapes, keys), *pictures)
     return ModeResult(
         tuple(made.sections),
         tuple(made.entries),
@@ -105,23 +113,6 @@ def _groups_by(request: FilesRequest) -> tuple[str, ...]:
 
 
 FAR = 1.10  # a written common config slower than this times the best: a warning
-
-
-def _shapes_note(results: Results) -> list[str]:
-    """Say when a file holds several shapes and no ``-p`` splits them: its views (and
-    an ``-o`` entry) then mix the shapes. The shape is what every mode finds
-    (``problem``: kbench's runtime parameters and the problem sizes)."""
-    keys = shape_keys([results])
-    shape = varying(results, keys)
-    if not shape:
-        return []
-    return [
-        Notice(
-            f"{results.path}: holds several shapes ({', '.join(shape)} "
-            f"{'varies' if len(shape) == 1 else 'vary'}); "
-            f"-p {','.join(keys)} shows each on its own"
-        )
-    ]
 
 
 def _views(

@@ -9,7 +9,7 @@ successful run``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kprofile.core.scorecols import FAILED, NO_RUN, NOT_MEASURED
 from kprofile.core.values import counted
@@ -18,8 +18,46 @@ if TYPE_CHECKING:
     from kprofile.core.score import Score
 
 
+class Judged(NamedTuple):
+    """What a gate judges: the geomean ratio of the shapes with one (``scored`` of
+    ``shapes``), and the shapes without one, by reason."""
+
+    geomean: float
+    scored: int
+    shapes: int
+    failed: int  # the config judged failed there
+    not_measured: int  # it has no run there
+    no_run: int  # nothing ran there
+
+
+class Words(NamedTuple):
+    """What the messages call the config judged and its geomean."""
+
+    config: str = "the table's config"
+    geomean: str = "the geomean ratio"
+    scored: str = "scored"  # the shapes with a ratio
+
+
+TABLE = Words()
+
+
 def gate(
     score: Score, limit: float, *, allow_failed: bool = False
+) -> tuple[str, str | None]:
+    """``--score --fail-above``: ``judge`` of a table's score."""
+    judged = Judged(
+        score.geomean,
+        score.scored,
+        len(score.shapes),
+        score.failed,
+        score.not_measured,
+        score.no_run,
+    )
+    return judge(judged, limit, allow_failed=allow_failed)
+
+
+def judge(
+    score: Judged, limit: float, *, allow_failed: bool = False, words: Words = TABLE
 ) -> tuple[str, str | None]:
     """``--fail-above``: the fact it shows, and why the run fails (None: it passes).
 
@@ -29,21 +67,21 @@ def gate(
     at one (``no successful run``): a crash is no ratio of 1.0, and a shape nobody
     measured is not a shape the table passed. Shapes no entry covers (``no entry``)
     lie outside the table and are counted apart only."""
-    unrun, short = _unrun(score), _unrun(score, short=True)
+    unrun, short = _unrun(score, words), _unrun(score, words, short=True)
     if not score.scored:
-        return f"{limit:g}: fail (no shape scored)", (
-            f"fail: no shape was scored, so --fail-above {limit:g} cannot pass"
+        return f"{limit:g}: fail (no shape {words.scored})", (
+            f"fail: no shape was {words.scored}, so --fail-above {limit:g} cannot pass"
             + (f" ({unrun})" if unrun else "")
         )
     reasons, why = [], []
     if score.geomean > limit:
-        reasons.append("the geomean ratio is above it")
+        reasons.append(f"{words.geomean} is above it")
         why.append(
-            f"the geomean ratio {score.geomean:.6g} is above --fail-above {limit:g}"
+            f"{words.geomean} {score.geomean:.6g} is above --fail-above {limit:g}"
         )
     if unrun and not allow_failed:
         reasons.append(short)
-        why.append(f"{unrun}; --allow-failed judges the scored shapes alone")
+        why.append(f"{unrun}; --allow-failed judges the {words.scored} shapes alone")
     if reasons:
         return f"{limit:g}: fail ({'; '.join(reasons)})", f"fail: {'; '.join(why)}"
     if unrun:
@@ -51,7 +89,7 @@ def gate(
     return f"{limit:g}: pass", None
 
 
-def _unrun(score: Score, *, short: bool = False) -> str:
+def _unrun(score: Judged, words: Words, *, short: bool = False) -> str:
     """The shapes the gate cannot pass, by reason: ``3 of 13 shapes have no ratio: 1
     where the table's config failed (config failed), 1 where it has no run (not
     measured), 1 where no config ran (no successful run)`` (``short``: ``3 of 13
@@ -62,13 +100,13 @@ def _unrun(score: Score, *, short: bool = False) -> str:
         return ""
     if short:
         return (
-            f"{count} of {len(score.shapes)} shapes without a ratio: "
+            f"{count} of {score.shapes} shapes without a ratio: "
             f"{score.failed} {FAILED}, {score.not_measured} {NOT_MEASURED}, "
             f"{score.no_run} {NO_RUN}"
         )
     return (
-        f"{count} of {counted(len(score.shapes), 'shape', 'shapes')} "
-        f"{'has' if count == 1 else 'have'} no ratio: {score.failed} where the "
-        f"table's config failed ({FAILED}), {score.not_measured} where it has no run "
+        f"{count} of {counted(score.shapes, 'shape', 'shapes')} "
+        f"{'has' if count == 1 else 'have'} no ratio: {score.failed} where "
+        f"{words.config} failed ({FAILED}), {score.not_measured} where it has no run "
         f"({NOT_MEASURED}), {score.no_run} where no config ran ({NO_RUN})"
     )

@@ -22,8 +22,9 @@ RULE = (
 )
 
 
-def noise_sections(runs: CombinedRuns) -> list[Section]:
-    """``noise``: facts, and one row per shape whose best is within noise of others."""
+def noise_sections(runs: CombinedRuns, *, side: bool = False) -> list[Section]:
+    """``noise``: facts, and one row per shape whose best is within noise of others.
+    ``side``: one of several (``-d``'s baseline and new runs), named by its label."""
     from kprofile.core.repeats import (  # start-up: --combine only
         BEST_CONFIG,
         BEST_SPREAD,
@@ -57,6 +58,8 @@ def noise_sections(runs: CombinedRuns) -> list[Section]:
         ("within noise", f"{len(flagged)} of {len(noise.shapes)} shapes"),
     )
     title = "noise: shapes whose best config is within the run-to-run spread of others"
+    if side:
+        title = f"noise ({runs.label}): " + title.removeprefix("noise: ")
     return [Section("noise", title, None, facts, table, notes=(RULE,))]
 
 

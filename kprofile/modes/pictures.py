@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kprofile.core.columns import input_labels
 from kprofile.errors import column_list, usage_error
 from kprofile.modes.request import Data
 from kprofile.render.section import Picture
@@ -41,10 +42,9 @@ TOP = 10  # configs in a shape's bars
 
 def run_table(data: Data) -> RunTable:
     """The inputs' runs per (shape, config), each run named by its file."""
-    from kprofile.core.diff import labels  # start-up: --plot, --report only
     from kprofile.core.runtable import run_table as make  # start-up: --plot, --report
 
-    return make(data.inputs, data.pivots, data.metric, labels(data.inputs))
+    return make(data.inputs, data.pivots, data.metric, input_labels(data.inputs))
 
 
 def shape_pictures(data: Data) -> tuple[tuple[Picture, ...], tuple[str, ...]]:
@@ -273,11 +273,10 @@ def _slot_values(table: RunTable, slot: int) -> pd.Series:
 def combine_pictures(runs: CombinedRuns, metric: Metric) -> list[Picture]:
     """``--combine``: each config's metric in the first run against the second, and
     how far apart the runs of one config come out."""
-    from kprofile.core.diff import labels  # start-up: --plot, --report only
     from kprofile.core.runtable import run_table as make  # start-up: --plot only
     from kprofile.render.charts.scatter import Spreads  # start-up: charts
 
-    table = make(runs.files, runs.shape_cols, metric, labels(runs.files))
+    table = make(runs.files, runs.shape_cols, metric, input_labels(runs.files))
     repeats = runs.repeats
     spread = repeats.spread[repeats.runs >= 2]
     data = Spreads(np.asarray(spread, dtype=np.float64), str(repeats.how))

@@ -1,7 +1,8 @@
 """The pictures of the modes that judge or choose a table, and of those that rank
 parameters: ``--score``, ``--cover`` and ``--budget`` (each shape's ratio to its best
 under the table, the gate's line), ``--ranges`` (each group along its range column),
-``-d`` (kplot's grouped bars of each shape's best, and its ratio mode),
+``-d`` (kplot's grouped bars of each shape's best, and its ratio mode), the
+per-shape view (each shape's runner-up ratio),
 ``--importance`` and ``-c``.
 
 Each function turns a mode's result into ``Picture`` records, drawn by
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.metric import Metric
+from kprofile.modes.pictures import MOST_SHAPES
 from kprofile.render.section import Picture
 
 if TYPE_CHECKING:
@@ -107,12 +109,36 @@ def diff_pictures(rows: pd.DataFrame, metric: Metric) -> list[Picture]:
                      ratio.to_numpy(dtype=np.float64), tuple(files[1:]), "ratio",
                      ratio=True, first_colour=1)  # fmt: skip
     return [
-        *_grouped("diff-best", bests),
-        *_grouped("diff-ratio", ratios),
+        *grouped_pictures("diff-best", bests),
+        *grouped_pictures("diff-ratio", ratios),
     ]
 
 
-def _grouped(name: str, data: Grouped) -> list[Picture]:
+def shapes_pictures(
+    shapes: Sequence[str], files: Sequence[str], runner_up: Sequence[float]
+) -> list[Picture]:
+    """The per-shape view's rows (each its shape's label, its file and its
+    runner-up ratio) as grouped bars, a file a colour, the first ``MOST_SHAPES``
+    shapes."""
+    from kprofile.render.charts.bars import Grouped  # start-up: charts
+
+    groups = list(dict.fromkeys(shapes))[:MOST_SHAPES]
+    series = list(dict.fromkeys(files))
+    values = np.full((len(series), len(groups)), np.nan)
+    where = {g: i for i, g in enumerate(groups)}
+    for shape, name, ratio in zip(shapes, files, runner_up):
+        if shape in where:
+            values[series.index(name), where[shape]] = ratio
+    title = (
+        "How clear is each shape's best? (the best other config's ratio; near 1.0: "
+        "a toss-up)"
+    )
+    data = Grouped(title, tuple(groups), values, tuple(series), "runner-up ratio",
+                   ratio=True)  # fmt: skip
+    return grouped_pictures("shapes-runner-up", data)
+
+
+def grouped_pictures(name: str, data: Grouped) -> list[Picture]:
     from kprofile.render.charts.bars import (  # start-up: charts
         grouped_figure,
         grouped_pieces,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from kprofile.core.columns import input_labels
 from kprofile.core.metric import Metric
 from kprofile.core.problems import Problem, swept
 from kprofile.inputs.load import Results
@@ -25,6 +26,9 @@ class Prepared(NamedTuple):
     sources: tuple[Results, ...]  # the files as loaded
     metric: Metric | None
     progress: Progress = SILENT
+    baseline: int = 0  # -d --baseline: how many of the first inputs are the baseline's
+    names: tuple[str, ...] = ()  # each input's name in a table of runs (empty: its
+    # file's, core.columns.input_labels); with --combine, the runs it joins
 
 
 class Charts(NamedTuple):
@@ -45,6 +49,12 @@ class Data(NamedTuple):
     pivots: tuple[str, ...] = ()
     progress: Progress = SILENT
     charts: Charts | None = None
+    names: tuple[str, ...] = ()  # Prepared.names
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """What a table of runs calls each input (``Prepared.names``)."""
+        return self.names or tuple(input_labels(self.inputs))
 
 
 def origin_of(inputs: tuple[Results, ...], found: Problem) -> Origin:

@@ -18,12 +18,14 @@ a replaced link included (it is made again).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from kprofile.errors import KprofileError
 from tuning_codegen.errors import InputWarning, Location
 from tuning_codegen.locks import locked
 from tuning_codegen.transaction import Transaction, remove_stale_temporaries
@@ -34,6 +36,30 @@ class Written(NamedTuple):
 
     paths: tuple[str, ...]
     notes: tuple[str, ...] = ()
+
+
+def check_folder(folder: str, flag: str) -> None:
+    """Refuse, before anything runs, an output folder that cannot be made: ``folder``
+    a file (``File exists``), or below one (``Not a directory``), as ``created``
+    would say when it came to it."""
+    path = Path(folder)
+    for part in (path, *path.parents):
+        if part.exists() or part.is_symlink():
+            if part.is_dir():
+                return
+            code = errno.EEXIST if part == path else errno.ENOTDIR
+            raise KprofileError(folder, f"{flag}: cannot create: {os.strerror(code)}")
+
+
+def created(folder: str, flag: str) -> Path:
+    """``folder``, made with its parents if missing (``--out-dir``, ``--plot``,
+    ``--report``'s and ``-o``'s folder), when the files are about to be written."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise KprofileError(folder, f"{flag}: cannot create: {exc.strerror}") from None
+    return path
 
 
 def write_derived(files: Mapping[Path, bytes]) -> Written:

@@ -34,9 +34,8 @@ import numpy as np
 import pandas as pd
 
 from kprofile.core.values import plain
-from kprofile.errors import KprofileError
 from kprofile.render.charts import correlation as correlation_chart
-from kprofile.sinks.derived import Written, write_derived
+from kprofile.sinks.derived import Written, created, write_derived
 from tuning_codegen.printable import escape_commands, escapes_keeping
 from tuning_codegen.transaction import MAX_NAME_BYTES
 
@@ -63,7 +62,7 @@ def write_files(files: Mapping[Path, bytes]) -> Written:
 def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: str) -> Written:
     """``-d``: each shape's table as ``<shape>.csv`` in ``out_dir``; what was written.
     Names are unique and at most 255 bytes (see ``safe_file_names``)."""
-    folder = _existing_folder(out_dir)
+    folder = created(out_dir, "--out-dir")
     names = safe_file_names(list(tables), suffix=".csv", fallback="all")
     files = {
         folder / name: shown_csv(csv_text(table)).encode()
@@ -125,16 +124,9 @@ def guard_cell(value: object) -> object:
 
 def write_heatmap(result: Correlation, out_dir: str, title: str) -> Written:
     """``-c``: the matrix as an annotated heatmap, ``out_dir/correlation.png``."""
-    folder = _existing_folder(out_dir)
+    folder = created(out_dir, "--out-dir")
     png = correlation_chart.heatmap_png(result, title)
     return write_files({folder / HEATMAP_NAME: png})
-
-
-def _existing_folder(out_dir: str) -> Path:
-    folder = Path(out_dir)
-    if not folder.is_dir():
-        raise KprofileError(out_dir, "--out-dir is not an existing folder")
-    return folder
 
 
 def safe_file_names(labels: list[str], *, suffix: str, fallback: str) -> list[str]:

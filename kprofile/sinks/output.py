@@ -11,6 +11,7 @@ from kprofile.errors import KprofileError
 from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry
 from kprofile.manifest.write import Source, Unwritable, manifest_path, manifest_text
+from kprofile.sinks.derived import check_folder, created
 from tuning_codegen.textio import file_kind
 from tuning_codegen.transaction import write_text_atomic
 
@@ -19,7 +20,8 @@ def check_output(output: str) -> None:
     """``-o PATH`` names a file to write (``PATH.yaml``): a PATH that exists and is
     no regular file (``/dev/null``, a FIFO, a folder) is refused before anything
     runs, rather than read as a stem (``/dev/null.yaml``). The same for ``PATH.yaml``
-    itself."""
+    itself, and for its folder, which is made when missing (``check_folder``)."""
+    check_folder(os.path.dirname(manifest_path(output)) or ".", "-o")
     for path in dict.fromkeys((output, manifest_path(output))):
         try:
             mode = os.stat(path).st_mode
@@ -47,6 +49,7 @@ def write_output(
     first = sources[0]
     made = [Source(r.path, r.git_revision, r.datetime) for r in sources]
     path = manifest_path(output)
+    created(os.path.dirname(path) or ".", "-o")
     try:
         text = manifest_text(entries, name=first.name, file=first.file, sources=made)
     except Unwritable as exc:

@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kprofile.errors import KprofileError
 from kprofile.progress import SILENT, Progress
 from kprofile.render.charts.canvas import png_bytes
 from kprofile.render.html import render_html
 from kprofile.render.section import Picture, Section
-from kprofile.sinks.derived import Written
+from kprofile.sinks.derived import Written, created
 from kprofile.sinks.files import safe_file_names, write_files
 
 
@@ -56,13 +55,3 @@ def write_pictures(
         page = render_html(sections, pictures, header)
         files[path] = page.encode("utf-8")
     return write_files(files)
-
-
-def created(folder: str, flag: str) -> Path:
-    """``folder``, made with its parents if missing."""
-    path = Path(folder)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise KprofileError(folder, f"{flag}: cannot create: {exc.strerror}") from None
-    return path

@@ -81,18 +81,20 @@ def test_update_without_p_puts_in_each_shapes_best_as_with_p(
 def test_the_shapes_note_and_update_agree_on_the_shape(
     real: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The per-file view names the columns --update groups by without -p."""
-    code, _, err = run(capsys, "A/out.csv")
+    """The per-file view's per-shape table is by the columns --update groups by
+    without -p, and names the -p that shows each shape on its own."""
+    code, out, _ = run(capsys, "A/out.csv")
     assert code == 0
-    assert "holds several shapes (M, N, K vary)" in err
-    assert "-p M,N,K shows each on its own" in err
+    assert "shapes by        M, N, K\n" in out
+    assert "-p M,N,K shows each on its own" in out
 
 
 def test_p_still_overrides_the_shapes_found(
     real: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``-p M`` matches and groups by M alone, in -d and --update alike."""
-    code, out, err = run(capsys, "-d", "A/out.pkl", "B/out.pkl", "-p", "M")
+    code, out, err = run(capsys, "-d", "A/out.pkl", "B/out.pkl", "-p", "M",
+                         "--out-dir", ".")  # fmt: skip
     assert code == 0, err
     assert "shapes by  M\n" in out
     ms = pd.read_csv("A/out.csv")["spec"].str.extract(r"\$M=(\d+)")[0].unique()

@@ -356,9 +356,13 @@ def test_a_record_that_cannot_be_used_is_one_warning_and_the_results_are_read(
         "its failed points are not counted\n"
     )
     assert err == warning + NOTE  # loading warns before the metric is chosen
-    facts = [s["facts"] for s in json.loads(out)["sections"]]
+    document = json.loads(out)
+    facts = [s["facts"] for s in _sections(document, "summary")]
     assert sum(f["entries"] for f in facts) == len(_measured())
     assert all(f["failed"] == 0 and "failed execution" not in f for f in facts)
+    (shapes,) = _sections(document, "shapes")
+    assert [r["failed"] for r in shapes["rows"]] == [0, 0, 0]
+    assert shapes["columns"][-1] == "failed"  # no kind: no record was read
     assert (tmp_path / "out.failures.json").read_bytes() == before
 
 
@@ -387,7 +391,7 @@ def test_no_record_no_word(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     path = _copy(tmp_path, None)
     code, out, err = run(capsys, str(path), "-p", "M,N,K", "--format", "json")
     assert (code, err) == (0, NOTE)
-    facts = [s["facts"] for s in json.loads(out)["sections"]]
+    facts = [s["facts"] for s in _sections(json.loads(out), "summary")]
     assert [f["failed"] for f in facts] == [0, 0, 0]
     assert all("failed build" not in f for f in facts)
 

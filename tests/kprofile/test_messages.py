@@ -9,14 +9,18 @@ import pytest
 from support import files_in, run
 
 
-def test_o_into_a_missing_folder_names_the_folder(
+def test_o_below_a_file_names_the_folder_and_writes_nothing(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A missing folder is made (as --plot's is); one that cannot be, because a
+    file stands on its path, is refused before anything runs."""
     before = files_in(demo)
-    assert run(capsys, "run1/M8_N7168_K2048.pkl", "-o", "newdir/best")[::2] == (
+    assert run(
+        capsys, "run1/M8_N7168_K2048.pkl", "-o", "run1/M8_N7168_K2048.pkl/best"
+    ) == (
         2,
-        "newdir/best.yaml: error: cannot write: the folder newdir does not exist "
-        "(create it first)\n",
+        "",
+        "run1/M8_N7168_K2048.pkl: error: -o: cannot create: File exists\n",
     )
     assert files_in(demo) == before
 

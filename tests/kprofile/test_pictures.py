@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from chart_check import (
     all_text,
@@ -86,6 +87,26 @@ def test_each_shape_gets_its_best_configs_its_landscape_and_a_heatmap(
     assert "12 of 48 failed" in all_text(found["landscape-1"])
     assert has_identity_line(found["runs"])
     assert "met (ms) in A/out.pkl" in all_text(found["runs"])
+
+
+def test_the_per_shape_view_draws_how_clear_each_best_is(
+    runs: Path, capsys: pytest.CaptureFixture[str], drawn: list
+) -> None:
+    """I and J, two runs of one numpy sweep: each shape's runner-up ratio per run,
+    read at 1.0 as a toss-up (pandas on kbench's CSVs for the figures)."""
+    found = pictures_of(capsys, drawn, "real/I/out.pkl", "real/J/out.pkl")
+    figure = found["shapes-runner-up"]
+    (axes,) = figure.axes
+    assert any(list(line.get_ydata()) == [1.0, 1.0] for line in axes.lines)
+    text = all_text(figure)
+    for run_dir in ("I", "J"):
+        frame = pd.read_csv(f"real/{run_dir}/out.csv")
+        shape = frame["spec"].str.extract(r"(\$M=\d+/N=\d+/K=\d+)")[0]
+        for label, times in frame.groupby(shape, sort=False)["met (s)"]:
+            first, second = sorted(times)[:2]
+            assert label.lstrip("$") in text
+            assert f"{second / first:.3f}" in text, (run_dir, label)
+        assert f"{run_dir}/out.pkl" in text
 
 
 def test_a_timeout_and_a_build_failure_are_drawn_with_their_kind(
@@ -175,7 +196,9 @@ def test_the_same_runs_make_the_same_bytes(
         assert code == 0, err
     first, second = snapshot(runs / "a"), snapshot(runs / "b")
     assert {k: v[0] for k, v in first.items()} == {k: v[0] for k, v in second.items()}
-    assert len(first) == 13 + 13 + 2 + 1
+    clear = [name for name in first if name.startswith("shapes-runner-up")]
+    assert clear  # the per-shape view's chart, in as many pieces as its labels need
+    assert len(first) == 13 + 13 + 2 + 1 + len(clear)
 
 
 def test_an_unknown_heatmap_parameter_is_refused_and_nothing_is_written(

@@ -41,7 +41,7 @@ WAITING = (
     "kprofile.manifest.write",  # -o
     "kprofile.sinks.output",  # -o
     "kprofile.sinks.update",  # --update
-    "kprofile.sinks.files",  # -d, -c, --importance --plot
+    "kprofile.sinks.files",  # --out-dir, --importance --plot
     "kprofile.render.charts",  # -c, --importance --plot
     "scipy",  # the solvers of --cover and --budget
     "highspy",
@@ -117,9 +117,19 @@ SPEC = str(Path(__file__).parents[2] / "fixtures" / "heldout" / "spec.yaml")
         (["--budget", "2"], {"kprofile.core.portfolio"}),
         (["--query", "M > 64"], {"kprofile.core.query", "kprofile.inputs.expr"}),
         (["B/out.pkl", "--combine", "median"], {"kprofile.core.runs"}),
-        (["-d", "B/out.pkl"], {"kprofile.core.diff", "kprofile.sinks.files"}),
+        (["-d", "B/out.pkl"], {"kprofile.core.diff"}),
+        (["-d", "B/out.pkl", "--out-dir", "o"], {"kprofile.sinks.files"}),
     ],
-    ids=["-o", "--update", "--score", "--budget", "--query", "--combine", "-d"],
+    ids=[
+        "-o",
+        "--update",
+        "--score",
+        "--budget",
+        "--query",
+        "--combine",
+        "-d",
+        "-d --out-dir",
+    ],  # fmt: skip
 )
 def test_a_run_that_needs_a_piece_loads_it(
     real: Path, table: Path, args: list[str], needs: set[str]

@@ -61,8 +61,10 @@ REFUSED = [
     (["a.pkl", "--include-shapes"], "--include-shapes only applies to --correlation"),
     (["a.pkl", "--tol", "0.05"], "--tol only applies to --ranges"),
     (["a.pkl", "--range-end", "5"], "--range-end only applies to --ranges"),
-    (["--fail-above", "1.05", "a.pkl"], "--fail-above only applies to --score"),
-    (["--allow-failed", "a.pkl"], "--allow-failed only applies to --score"),
+    (["--fail-above", "1.05", "a.pkl"],
+     "--fail-above only applies to --diff or --score"),
+    (["--allow-failed", "a.pkl"], "--allow-failed only applies to --diff or --score"),
+    (["--baseline", "a.pkl", "b.pkl"], "--baseline only applies to --diff"),
     (["--score", "t.yaml", "--allow-failed", "a.pkl"],
      "--allow-failed only applies to --fail-above"),
     (["--objective", "worst", "a.pkl"], "--objective only applies to --budget"),
@@ -72,7 +74,9 @@ REFUSED = [
     (["--combine", "median", "--merge", "a.yaml"],
      "--combine does not apply to --merge"),
     (["--combine", "median", "-d", "a.pkl", "b.pkl"],
-     "--combine does not apply to --diff"),
+     "-d --combine joins each side's runs: name the baseline's with --baseline "
+     "FILE (the files given are the new runs)"),
+    (["-d", "--baseline", "a.pkl"], "no input files; see kprofile --help"),
     (["--merge", "a.yaml", "--spec", "s.yaml"], "--spec does not apply to --merge"),
     # -o
     (["-d", "-o", "x", "a.pkl"],

@@ -200,7 +200,7 @@ def test_without_combine_nothing_changes(
 ) -> None:
     code, out, _ = run(capsys, "run_a.pkl", "run_b.pkl", "--format", "json")
     views = [s["view"] for s in json.loads(out)["sections"]]
-    assert code == 0 and views == ["summary", "summary"]
+    assert code == 0 and views == ["summary", "summary", "shapes"]
 
 
 @pytest.mark.parametrize(

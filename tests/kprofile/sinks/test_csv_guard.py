@@ -114,6 +114,6 @@ def test_a_field_with_a_carriage_return_is_quoted(
     rows = [{"M": 1, "S": _spec_literal(t), "met (ms)": 1.0} for t in ("a\rb", 'q"')]
     base, new = kb_write("a.pkl", rows), kb_write("b.pkl", rows)
     monkeypatch.chdir(tmp_path)
-    assert run(capsys, "-d", str(base), str(new))[0] == 0
-    written = Path("M=1.csv").read_bytes()
+    assert run(capsys, "-d", str(base), str(new), "--out-dir", "out")[0] == 0
+    written = Path("out/M=1.csv").read_bytes()
     assert written.split(b"\n")[1:3] == [b'"a\rb",1,1,1', b'"q""",1,1,1']

@@ -489,4 +489,5 @@ def test_update_reports_first_and_the_summaries_only_with_verbose(
         "== update: table.yaml ==",
         "== update: table.yaml: diff (dry run, nothing written) ==",
         *(f"== {path} ==" for path in RUN2),
+        "== shapes: the best config of each (met (ms)) ==",
     ]
