@@ -198,6 +198,18 @@ def ratio_to(
     return np.where(valid_mask(array), ratio, np.nan)
 
 
+#: How far above ``1 + X`` a ratio may land and still be within X of the best: a ratio
+#: computed as value / best can come out one rounding above the band's edge.
+BAND_SLACK = 1e-12
+
+
+def within_band(ratios: np.ndarray, tol: float) -> np.ndarray:
+    """The ratios within ``tol`` of the best, ``ratio <= 1 + tol``: the rule of
+    ``--within``, ``--keep-within`` and ``--rerun-within`` (NaN, a failed run: no)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(ratios, dtype=np.float64) <= 1.0 + tol + BAND_SLACK
+
+
 def rank_order(values: np.ndarray, metric: Metric) -> np.ndarray:
     """Positions of the valid rows, best first; ties keep input order."""
     valid = np.flatnonzero(valid_mask(values))

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kprofile.core.columns import Grouping
-from kprofile.core.metric import Metric, metric_values, ratio_to, valid_mask
+from kprofile.core.metric import (
+    Metric,
+    metric_values,
+    ratio_to,
+    valid_mask,
+    within_band,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,7 +167,7 @@ def _top_fraction(ranked: Ranked, amount: float) -> GroupRows:
 def _within(ranked: Ranked, amount: float) -> GroupRows:
     """``--within``: ratio to the group's best at most ``1 + X``."""
     rows = ranked.unranked.rows
-    return ranked.best_first(ranked.ratios(rows) <= 1.0 + amount + 1e-12)
+    return ranked.best_first(within_band(ranked.ratios(rows), amount))
 
 
 GROUP_SELECTIONS: dict[str, Callable[[Ranked, float], GroupRows]] = {
