@@ -37,6 +37,7 @@ from kprofile.options import (
     Positive,
     Ratio,
     Seconds,
+    Within,
     parse_columns,
 )
 from tuning_codegen.clirun import run_command
@@ -153,11 +154,22 @@ PARAMETERS = (
             help="With -o: write every selected row, not one config per file."),
     _option("--update", type=PathText(), metavar="MANIFEST",
             help="Put the chosen config of each shape into this existing manifest."),
+    _option("--keep-within", type=Within(), metavar="X|noise",
+            help="With --update: keep an entry's config where it measures within X "
+            "of the shape's new best (0.02 or 2%; noise: the run-to-run spread, "
+            "with --combine)."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
     _option("--accept-foreign", is_flag=True,
             help="With --update: put in results of another benchmark, or that "
             "sweep parameters no entry names (refused otherwise)."),
+    _option("--rerun", type=PathText(), metavar="SPEC.yaml",
+            help="Write a kbench spec of each shape's contenders, the configs "
+            "within --rerun-within of its best: measure them again, then "
+            "--combine."),
+    _option("--rerun-within", type=Within(), metavar="X|noise",
+            help="With --rerun: how close to the best a contender is (0.02 or 2%; "
+            "default with --combine: noise, the run-to-run spread)."),
     _option("--out-dir", type=PathText(), default=".", show_default=True,
             metavar="DIR",
             help="Folder for --diff CSVs and the --correlation PNG."),

@@ -13,7 +13,12 @@ from typing import Any, NamedTuple
 
 import click
 
-from kprofile.core.defaults import COVER_LOSS_TIME_LIMIT, COVER_TIME_LIMIT
+from kprofile.core.defaults import (
+    COVER_LOSS_TIME_LIMIT,
+    COVER_TIME_LIMIT,
+    NOISE,
+    Closeness,
+)
 from kprofile.errors import usage_error
 from kprofile.inputs.limits import DEFAULT_MAX_ROWS
 
@@ -63,6 +68,9 @@ class Options(NamedTuple):  # not a dataclass: 40 fields cost 2 ms more at start
     budget: int | None = None
     objective: str | None = None  # None: DEFAULT_OBJECTIVE (a given one is seen)
     combine: str | None = None  # None: no combining; else median, min or mean
+    keep_within: Closeness | None = None  # --update keeps configs this close to best
+    rerun: str | None = None  # the kbench spec of each shape's contenders
+    rerun_within: Closeness | None = None  # None: the noise with --combine
 
 
 def parse_columns(values: Iterable[str], option: str) -> tuple[str, ...]:
@@ -134,6 +142,23 @@ class Fraction(click.ParamType):
         if isinstance(value, float):
             return value
         return parse_fraction(str(value), _option_name(param), allow_zero=self.band)
+
+
+class Within(click.ParamType):
+    """A tolerance as ``--within`` reads it (``0.02`` or ``2%``), or ``noise``: the
+    run-to-run spread repeated runs measured (``--combine``)."""
+
+    name = "tolerance"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Closeness:
+        if isinstance(value, float):
+            return value
+        text = str(value)
+        if text.strip().lower() == NOISE:
+            return NOISE
+        return parse_fraction(text, _option_name(param), allow_zero=True)
 
 
 class Columns(click.ParamType):

@@ -67,7 +67,7 @@ def prepare(
         inputs, sources = list(runs.parts), tuple(runs.files)
     elif pooled or writes:
         notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
-    return Prepared(tuple(inputs), sources, chosen, progress), runs, notes
+    return Prepared(tuple(inputs), sources, chosen, progress, runs), runs, notes
 
 
 def _combined(

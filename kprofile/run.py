@@ -50,6 +50,11 @@ def run(options: Options) -> int:
         from kprofile.sinks.output import check_output  # start-up: -o only
 
         check_output(options.output)
+    if options.rerun is not None:
+        from kprofile.sinks.rerun import check_rerun  # start-up: --rerun only
+
+        given = (options.spec, options.update, options.score)
+        check_rerun(options.rerun, [*options.files, *(g for g in given if g)])
     progress = _progress(options)
     loaded, skipped = load_inputs(
         options.files, max_rows=options.max_rows, progress=progress
@@ -106,6 +111,11 @@ def _analyse(
         notes.append(note)
     if options.update is not None:
         sections = _updated(options, mode, result, sections, written, notes)
+    if options.rerun is not None and result.rerun is not None:
+        from kprofile.sinks.rerun import write_rerun  # start-up: --rerun only
+
+        notes.append(write_rerun(options.rerun, result.rerun))
+        written.append(options.rerun)
     report = Report(
         tuple(sections),
         prepared.metric,

@@ -38,6 +38,8 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.inputs.specroles", "tuning_codegen.manifest"): "--spec (PyYAML)",
     ("kprofile.run", "kprofile.sinks.output"): "-o",
     ("kprofile.run", "kprofile.sinks.update"): "--update",
+    ("kprofile.run", "kprofile.sinks.rerun"): "--rerun",
+    ("kprofile.sinks.update", "kprofile.sinks.keep"): "--keep-within",
     ("kprofile.run", "kprofile.sinks.pictures"): "--plot, --report",
 }
 

@@ -8,7 +8,7 @@ never sees the command line.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kprofile.core.metric import Metric
 from kprofile.core.problems import Problem, swept
@@ -16,15 +16,20 @@ from kprofile.inputs.load import Results
 from kprofile.manifest.change import Origin
 from kprofile.progress import SILENT, Progress
 
+if TYPE_CHECKING:
+    from kprofile.core.runs import CombinedRuns
+
 
 class Prepared(NamedTuple):
     """The inputs once loaded, filtered (``--query``) and combined (``--combine``),
-    and the metric (None for a mode that needs none)."""
+    and the metric (None for a mode that needs none); ``runs``: the repeated runs
+    ``--combine`` joined, and their noise (None without it)."""
 
     inputs: tuple[Results, ...]  # one per file, or per shape with --combine
     sources: tuple[Results, ...]  # the files as loaded
     metric: Metric | None
     progress: Progress = SILENT
+    runs: CombinedRuns | None = None
 
 
 class Charts(NamedTuple):

@@ -133,8 +133,13 @@ def _edit_layout(
             unused=unused,
         )  # fmt: skip
         return _Edited(replaced.text, section, ())
-    result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
-    more = NOTHING_MORE
+    if change.keep is not None:
+        from kprofile.sinks.keep import kept_update  # start-up: --keep-within only
+
+        result, more = kept_update(text, change, layout, pivots, path)
+    else:
+        result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
+        more = NOTHING_MORE
     state = update_state(result.text != text, dry_run=dry_run)
     section = update_section(
         result, path=path, pivots=pivots, state=state, unused=unused, more=more
