@@ -133,10 +133,7 @@ SPEC = str(Path(__file__).parents[2] / "fixtures" / "heldout" / "spec.yaml")
             {"kprofile.core.contenders", "kprofile.sinks.rerun"},
         ),
     ],
-    ids=[
-        "-o", "--update", "--score", "--budget", "--query", "--combine", "-d",
-        "--keep-within", "--rerun",
-    ],  # fmt: skip
+    ids="-o --update --score --budget --query --combine -d --keep-within --rerun".split(),
 )
 def test_a_run_that_needs_a_piece_loads_it(
     real: Path, table: Path, args: list[str], needs: set[str]
