@@ -18,6 +18,17 @@ from typing import Any
 import click
 
 from kprofile.clihelp import EPILOG, WIDTH, GroupedCommand
+from kprofile.clitypes import (
+    Columns,
+    Fraction,
+    Number,
+    PathText,
+    Positive,
+    Ratio,
+    Seconds,
+    Within,
+    parse_columns,
+)
 from kprofile.core.defaults import (
     AGGREGATES,
     COVER_LOSS_TIME_LIMIT,
@@ -28,17 +39,7 @@ from kprofile.core.defaults import (
 )
 from kprofile.errors import PROG, usage_error
 from kprofile.inputs.limits import DEFAULT_MAX_ROWS
-from kprofile.options import (
-    Columns,
-    Fraction,
-    Number,
-    Options,
-    PathText,
-    Positive,
-    Ratio,
-    Seconds,
-    parse_columns,
-)
+from kprofile.options import Options
 from tuning_codegen.clirun import run_command
 from tuning_codegen.colour import CHOICES as COLOUR_CHOICES
 from tuning_codegen.errors import Interrupted
@@ -158,11 +159,22 @@ PARAMETERS = (
             help="With -o: write every selected row, not one config per file."),
     _option("--update", type=PathText(), metavar="MANIFEST",
             help="Put the chosen config of each shape into this existing manifest."),
+    _option("--keep-within", type=Within(), metavar="X|noise",
+            help="With --update: keep an entry's config where it measures within X "
+            "of the shape's new best (0.02 or 2%; noise: the run-to-run spread, "
+            "with --combine)."),
     _option("--dry-run", is_flag=True,
             help="With --update: print the summary and the diff; write nothing."),
     _option("--accept-foreign", is_flag=True,
             help="With --update: put in results of another benchmark, or that "
             "sweep parameters no entry names (refused otherwise)."),
+    _option("--rerun", type=PathText(), metavar="SPEC.yaml",
+            help="Write a kbench spec of each shape's contenders, the configs "
+            "within --rerun-within of its best: measure them again, then "
+            "--combine."),
+    _option("--rerun-within", type=Within(), metavar="X|noise",
+            help="With --rerun: how close to the best a contender is (0.02 or 2%; "
+            "default with --combine: noise, the run-to-run spread)."),
     _option("--out-dir", type=PathText(), metavar="DIR",
             help="Write -d's per-shape CSVs and -c's correlation.png into DIR "
             "(created if needed); without it they are not written."),
@@ -225,15 +237,11 @@ def analyzer() -> Callable[[Options], int]:
 
 
 def keep_freed_memory() -> None:
-    """Let glibc's malloc keep what the analysis frees for its next arrays. By
-    default it gives back memory freed above the heap's top and maps each block over
-    a threshold that moves with what was freed, so that a run that makes and frees
-    arrays of up to a few MB (a chunk's temporaries) faults fresh zeroed pages in
-    again and again: at 5,000,000 rows twice the faults of the pages it keeps, and
-    on a virtual machine a zeroed page can cost microseconds. Here blocks under 4
-    MiB come from the heap and what is freed there stays with the process; larger
-    ones are mapped, and given back when freed, as before. Not glibc (no
-    ``mallopt``): nothing."""
+    """Let glibc's malloc keep what the analysis frees for its next arrays: by
+    default a run that makes and frees arrays of a few MB (a chunk's temporaries)
+    faults fresh zeroed pages in again and again (at 5,000,000 rows twice the pages
+    it keeps). Blocks under 4 MiB come from the heap and stay with the process;
+    larger ones are mapped and given back as before. Not glibc: nothing."""
     import ctypes  # start-up: the analyzer only, once
 
     try:

@@ -30,8 +30,9 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     )),
     ("Shapes and rows", ("pivots", "spec", "query", "max_rows")),
     ("Output", (
-        "output", "update", "dry_run", "accept_foreign", "out_dir", "plot",
-        "heatmap", "report", "format", "color", "quiet", "version", "help",
+        "output", "update", "keep_within", "dry_run", "accept_foreign", "rerun",
+        "rerun_within", "out_dir", "plot", "heatmap", "report", "format", "color",
+        "quiet", "version", "help",
     )),
 )  # fmt: skip
 
@@ -60,6 +61,9 @@ Examples:
   kprofile new/*.pkl --update table.yaml --dry-run
                                     best config per shape into a curated
                                     manifest: summary and diff, no write
+  kprofile new/*.pkl --update table.yaml --keep-within 2%
+                                    ... changing only the entries whose
+                                    config is more than 2% behind the best
   kprofile run/*.pkl --cover 0.02 -o table
                                     fewest configs within 2% of each best
   kprofile run/*.pkl --importance --plot charts
@@ -76,6 +80,9 @@ Examples:
   kprofile a.pkl b.pkl --combine median
                                     repeated runs as one measurement; flags
                                     shapes whose best is within the noise
+  kprofile a.pkl b.pkl --combine median --rerun again.yaml
+                                    a kbench spec of each shape's configs
+                                    within the noise of its best, to rerun
   kprofile a.pkl b.pkl -p M,N,K --plot charts --report run.html
                                     per shape: the best configs run by run,
                                     the landscape, a heatmap; one HTML file

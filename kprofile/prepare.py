@@ -72,7 +72,9 @@ def prepare(
     elif pooled or writes:
         notes += _repeated(inputs, pivots, pooled=pooled, writes=writes)
     names = tuple(joined.label for joined in runs for _ in joined.parts)
-    return Prepared(tuple(inputs), sources, chosen, progress, 0, names), runs, notes
+    joined_runs = runs[0] if runs else None
+    prepared = Prepared(tuple(inputs), sources, chosen, progress, 0, names, joined_runs)
+    return prepared, runs, notes
 
 
 def _measuring(inputs: Sequence[Results]) -> None:

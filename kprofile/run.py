@@ -56,6 +56,11 @@ def run(options: Options) -> int:
 
         check_output(options.output)
     _check_folders(options)
+    if options.rerun is not None:
+        from kprofile.sinks.rerun import check_rerun  # start-up: --rerun only
+
+        given = (options.spec, options.update, options.score)
+        check_rerun(options.rerun, [*options.files, *(g for g in given if g)])
     progress = _progress(options)
     base, base_skipped = load_inputs(
         options.baseline, max_rows=options.max_rows, progress=progress
@@ -121,6 +126,11 @@ def _analyse(
         notes.append(note)
     if options.update is not None:
         sections = _updated(options, mode, result, sections, written, notes)
+    if options.rerun is not None and result.rerun is not None:
+        from kprofile.sinks.rerun import write_rerun  # start-up: --rerun only
+
+        notes.append(write_rerun(options.rerun, result.rerun))
+        written.append(options.rerun)
     report = Report(
         tuple(sections),
         prepared.metric,

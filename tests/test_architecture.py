@@ -38,6 +38,8 @@ LAZY_OUTSIDE_MODES = {
     ("kprofile.inputs.specroles", "tuning_codegen.manifest"): "--spec (PyYAML)",
     ("kprofile.run", "kprofile.sinks.output"): "-o",
     ("kprofile.run", "kprofile.sinks.update"): "--update",
+    ("kprofile.run", "kprofile.sinks.rerun"): "--rerun",
+    ("kprofile.sinks.update", "kprofile.sinks.keep"): "--keep-within",
     ("kprofile.run", "kprofile.sinks.pictures"): "--plot, --report",
     ("kprofile.run", "kprofile.sinks.derived"): "--out-dir, --plot, --report",
 }
@@ -206,8 +208,10 @@ def test_lazy_imports_are_for_start_up_and_each_says_why() -> None:
         # defaults live with the analysis: the command line reads them, never the
         # reverse
         ("kprofile.core", "kprofile.options"),
+        ("kprofile.core", "kprofile.clitypes"),
         ("kprofile.core", "kprofile.cli"),
         ("kprofile.inputs", "kprofile.options"),
+        ("kprofile.inputs", "kprofile.clitypes"),
         ("kprofile.inputs", "kprofile.cli"),
     ],
 )

@@ -29,3 +29,9 @@ DEFAULT_OBJECTIVE: Objective = "geomean"
 
 Aggregate = Literal["median", "min", "mean"]  # core.repeats: repeated runs as one
 AGGREGATES: tuple[Aggregate, ...] = get_args(Aggregate)
+
+# core.standing: how close to a shape's best a config counts as one of its contenders
+# (--rerun-within) or as good as the best (--keep-within): a tolerance (0.02), or the
+# run-to-run noise the repeated runs measured (--combine).
+NOISE: Literal["noise"] = "noise"
+Closeness = float | Literal["noise"]

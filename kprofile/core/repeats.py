@@ -112,12 +112,11 @@ def combine_repeats(
     return Repeats(out, count, spread, how)
 
 
-def noise(measured: Measured, repeats: Repeats) -> Noise:
-    """Per shape, how many configs are within noise of its best (module docstring).
-
-    ``measured`` must be ``measure(repeats.frame, ...)``: its ids are recomputed on
-    ``repeats.frame`` with the same ``group_ids``, which is how the spreads are
-    attached to its rows."""
+def spread_table(measured: Measured, repeats: Repeats) -> pd.DataFrame:
+    """``measured.table`` (same rows, same order) with each (shape, config)'s
+    ``spread``. ``measured`` must be ``measure(repeats.frame, ...)``: its ids are
+    recomputed on ``repeats.frame`` with the same ``group_ids``, which is how the
+    spreads are attached to its rows."""
     shape_cols = [str(c) for c in measured.shapes.columns]
     param_cols = [str(c) for c in measured.configs.columns]
     spreads = pd.DataFrame(
@@ -127,14 +126,29 @@ def noise(measured: Measured, repeats: Repeats) -> Noise:
             "spread": repeats.spread,
         }
     )
-    table = measured.table.merge(spreads, on=["shape", "config"], how="left")
+    return measured.table.merge(spreads, on=["shape", "config"], how="left")
+
+
+def noise_limits(table: pd.DataFrame) -> np.ndarray:
+    """Per row of a ``spread_table`` (any order): the largest ratio at which it is
+    within noise of its shape's best, the larger of its spread and the best's (the
+    best: the first config at the lowest ratio)."""
+    order = table.sort_values(["shape", "ratio", "config"], kind="stable")
+    best = order.drop_duplicates("shape").set_index("shape")["spread"]
+    return np.maximum(
+        table["shape"].map(best).to_numpy(dtype=np.float64),
+        table["spread"].to_numpy(dtype=np.float64),
+    )
+
+
+def noise(measured: Measured, repeats: Repeats) -> Noise:
+    """Per shape, how many configs are within noise of its best (module docstring);
+    ``measured`` as ``spread_table`` takes it."""
+    table = spread_table(measured, repeats)
     table = table.sort_values(["shape", "ratio", "config"], kind="stable")
     first = ~table["shape"].duplicated()
     best = table[first.to_numpy()].set_index("shape")
-    threshold = np.maximum(
-        table["shape"].map(best["spread"]).to_numpy(dtype=np.float64),
-        table["spread"].to_numpy(dtype=np.float64),
-    )
+    threshold = noise_limits(table)
     others = table[~first.to_numpy()]
     within = others["ratio"].to_numpy() <= threshold[~first.to_numpy()]
     count = pd.Series(within, index=others["shape"].to_numpy()).groupby(level=0).sum()

@@ -29,8 +29,9 @@ score for any choice of one config per shape (the ``--budget`` table's).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -144,16 +145,19 @@ def entry_configs(table: Manifest, configs: pd.DataFrame) -> np.ndarray:
     """Per entry of ``table``, the id (index of ``configs``) of the config whose every
     parameter column holds the entry's value (``same_value``; a key the entry lacks
     reads as null), -1 if there is none. ``configs``: one row per config id."""
+    return config_ids([e.values for e in table.entries], configs)
+
+
+def config_ids(entries: Sequence[Mapping[str, Any]], frame: pd.DataFrame) -> np.ndarray:
+    """Per mapping of ``entries``, the id (index of ``frame``) of the row whose every
+    column holds the mapping's value, as ``entry_configs`` finds them; -1 if none."""
     vocabulary: dict[Hashable, int] = {}
-    columns = [str(c) for c in configs.columns]
-    codes = [canon_codes(configs[c], vocabulary) for c in columns]
+    columns = [str(c) for c in frame.columns]
+    codes = [canon_codes(frame[c], vocabulary) for c in columns]
     known: dict[tuple[int, ...], int] = {}
-    for key, config_id in zip(zip(*codes), configs.index.tolist()):
-        known.setdefault(tuple(int(k) for k in key), int(config_id))
-    wanted = (
-        tuple(canon_code(e.values.get(c), vocabulary) for c in columns)
-        for e in table.entries
-    )
+    for key, row_id in zip(zip(*codes), frame.index.tolist()):
+        known.setdefault(tuple(int(k) for k in key), int(row_id))
+    wanted = (tuple(canon_code(e.get(c), vocabulary) for c in columns) for e in entries)
     return np.array([known.get(key, -1) for key in wanted], dtype=np.int64)
 
 

@@ -10,7 +10,10 @@ nothing of the mode.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from kprofile.core.keep import KeepRule
 
 Entry = dict[str, Any]
 
@@ -28,12 +31,14 @@ class Upserts(NamedTuple):
     """One config per shape. ``pivots``: the columns to match entries by (those of
     them the manifest's entries use, when ``-p`` is not given); ``fixed``: those of
     ``pivots`` with one value in every result (N, K of a one-problem sweep: another
-    value is another problem)."""
+    value is another problem); ``keep``: which entries keep their config although
+    another was chosen (``--keep-within``; None: none)."""
 
     configs: tuple[Entry, ...]
     pivots: tuple[str, ...]
     origin: Origin = Origin()
     fixed: tuple[str, ...] = ()
+    keep: KeepRule | None = None
 
 
 class GroupRanges(NamedTuple):

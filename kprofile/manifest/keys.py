@@ -4,12 +4,18 @@ written in the style of the entry and its neighbours.
 A changed value replaces the old scalar's text (keeping its anchor, quoting and boolean
 spelling); a value equal to the merged default drops the entry's override; a new key
 goes on a line of its own after the entry's last key, at that key's indentation.
+
+A comment at the end of a line whose value is replaced (``BM: 128  # from sweep A``)
+described the old value: it goes, with the spaces before it, and so does the comment
+of an override line that is removed; each is reported (``EntryEdits.dropped``). A
+comment after a flow entry's closing brace, or on a line of its own, stays.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from kprofile.manifest.layout import Item, Pair, Scalar
 from kprofile.manifest.scalar import Value, render_key, render_scalar
@@ -26,6 +32,16 @@ from kprofile.manifest.splice import (
 from tuning_codegen.values import same_value
 
 _PROPERTY = re.compile(r"\S+\s*")
+_TRAILING = re.compile(r"[ \t]+(#[^\r\n]*)")  # a comment after a value, to the line end
+
+
+class EntryEdits(NamedTuple):
+    """The edits of one entry; where its kept keys end (None for a flow entry: new
+    entries are appended after that); the comments that go, with their keys."""
+
+    edits: list[Edit]
+    end: int | None
+    dropped: list[tuple[str, str]]
 
 
 def entry_edits(
@@ -33,29 +49,45 @@ def entry_edits(
     item: Item,
     updates: Mapping[str, Value],
     styles: Mapping[str, Scalar],
-) -> tuple[list[Edit], int | None]:
-    """Edits that give ``item`` the values ``updates``, and where the entry's kept keys
-    end (None for a flow entry): new entries are appended after that."""
+) -> EntryEdits:
+    """Edits that give ``item`` the values ``updates`` (module docstring)."""
     own = {p.key: p for p in item.pairs if p.key is not None and not p.merge}
     removed: set[int] = set()
     added: list[tuple[str, Value]] = []
-    edits = []
+    edits, dropped = [], []
     for key, value in updates.items():
         pair = own.get(key)
         at_default = key in item.defaults and same_value(item.defaults[key], value)
         if pair is None:
-            added.append(
-                (key, value)
-            )  # not set by the entry and differs from the default
-        elif at_default:
+            added.append((key, value))  # not set by the entry, not the default
+            continue
+        comment = _trailing(text, pair)
+        if at_default:
             removed.add(id(pair))
         else:
             edits.append(_replacement(text, pair, value, flow=item.flow))
+            if comment is not None:  # the replacement ends where the line does
+                edit = edits[-1]
+                edits[-1] = Edit(edit.start, comment.end(), edit.new)
+        if comment is not None:
+            dropped.append((key, comment.group(1)))
     kept = [p for p in item.pairs if id(p) not in removed]
     edits += [_removal(text, item, run) for run in _runs(item.pairs, removed)]
     if added:
         edits.append(_insertion(text, item, kept, added, styles))
-    return edits, None if item.flow else content_end(text, kept[-1].value_end)
+    end = None if item.flow else content_end(text, kept[-1].value_end)
+    return EntryEdits(edits, end, dropped)
+
+
+def _trailing(text: str, pair: Pair) -> re.Match[str] | None:
+    """The comment that ends the line of ``pair``'s value, right after it: None for
+    a value that spans lines (a collection, a block scalar)."""
+    found = _TRAILING.match(text, pair.value_end)
+    if found is None or found.end() != line_end(text, pair.value_end):
+        return None
+    if text.count("\n", pair.key_end, pair.value_end):
+        return None
+    return found
 
 
 def _replacement(text: str, pair: Pair, value: Value, *, flow: bool) -> Edit:

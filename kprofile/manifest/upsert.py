@@ -15,21 +15,21 @@ is what tuning-codegen reads, so values resolve the same way), and the update is
 targeted edits: a scalar replaced in place (keeping its quoting and boolean spelling),
 an override removed, a key line added after an entry's last key, an entry added after
 the last one. Everything else is the input's own text: comments, blank lines, anchors,
-key order, indentation, flow style, line endings, a missing final newline. The result
-is parsed again and compared with what was intended before it is returned.
+key order, indentation, flow style, line endings, a missing final newline (a comment
+at the end of a line whose value changes goes with the old value: ``keys``). The
+result is parsed again and compared with what was intended before it is returned.
 
 This module decides what happens to each selection, finding entries by an index of
-their pivot values; ``layout`` finds where the entries are (read by
-``tuning_codegen.positions``), ``keys`` spells the edits of a changed entry,
-``neighbour`` writes the new entries, ``splice`` applies the edits, ``scalar`` writes
-the values and ``verify`` reads the result back.
+their pivot values (``outcome`` holds its records); ``layout`` finds where the entries
+are (read by ``tuning_codegen.positions``), ``keys`` spells the edits of a changed
+entry, ``neighbour`` writes the new entries, ``splice`` applies the edits, ``scalar``
+writes the values and ``verify`` reads the result back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from kprofile.core.values import shape_label
 from kprofile.manifest.keys import entry_edits
@@ -40,32 +40,13 @@ from kprofile.manifest.layout import (
     shared_merge,
 )
 from kprofile.manifest.neighbour import append_edit
-from kprofile.manifest.scalar import Value, normalize, render_scalar
+from kprofile.manifest.outcome import Dropped, ShapeChange, UpdateResult
+from kprofile.manifest.scalar import Value, normalize
 from kprofile.manifest.splice import Edit, apply_edits
 from kprofile.manifest.verify import check_update
 from tuning_codegen.errors import InputError
 from tuning_codegen.gcpause import paused_gc
 from tuning_codegen.values import same_value, value_key
-
-Status = Literal["added", "changed", "unchanged"]
-
-
-@dataclass(frozen=True)
-class ShapeChange:
-    shape: Mapping[str, Any]
-    status: Status
-    index: int
-    changed_keys: tuple[str, ...]
-    before: Mapping[str, Any] = field(
-        default_factory=dict
-    )  # merged values of changed_keys before
-    after: Mapping[str, Any] = field(default_factory=dict)  # ... and after the update
-
-
-@dataclass(frozen=True)
-class UpdateResult:
-    text: str
-    changes: tuple[ShapeChange, ...]
 
 
 def upsert(
@@ -82,53 +63,44 @@ def upsert(
     wanted = _check_selections(selections, pivots, path)
     with paused_gc():
         layout = read_layout(text, path) if layout is None else layout
-        index = _index(layout.items, pivots)
-        changes: list[ShapeChange] = []
-        added = 0
-        for sel in wanted:
-            change = _change(layout, index, sel, pivots, path, added_before=added)
-            added += change.status == "added"
-            changes.append(change)
-        new_text = apply_edits(text, _edits(text, layout, wanted, changes))
+        changes = _changes(layout, wanted, pivots, path)
+        edits, dropped = _edits(text, layout, wanted, changes)
+        new_text = apply_edits(text, edits)
         if new_text != text:
             check_update(new_text, path, layout, _expected(layout, wanted, changes))
-    return UpdateResult(new_text, tuple(changes))
+    return UpdateResult(new_text, tuple(changes), tuple(dropped))
 
 
-def change_details(change: ShapeChange) -> str:
-    """``BM: 128 -> 256, ...`` for a changed shape, ``BM=64, ...`` (non-shape keys) for
-    an added one, and the empty string for an unchanged one."""
-    if change.status == "added":
-        return ", ".join(
-            f"{k}={show_value(v)}"
-            for k, v in change.after.items()
-            if k not in change.shape
-        )
-    if change.status == "changed":
-        return ", ".join(
-            f"{k}: {show_value(change.before.get(k, _UNSET))}"
-            f" -> {show_value(change.after[k])}"
-            for k in change.changed_keys
-        )
-    return ""
+def plan(
+    text: str,
+    selections: Sequence[Mapping[str, Any]],
+    *,
+    pivots: Sequence[str],
+    path: str,
+    layout: Layout,
+) -> tuple[ShapeChange, ...]:
+    """What ``upsert`` would do with each selection (its entry, its status), without
+    doing it."""
+    pivots = tuple(pivots)
+    wanted = _check_selections(selections, pivots, path)
+    with paused_gc():
+        return tuple(_changes(layout, wanted, pivots, path))
 
 
-class _Unset:
-    def __repr__(self) -> str:
-        return "unset"
-
-
-_UNSET: Any = _Unset()
-
-
-def show_value(value: Any) -> str:
-    """A value as it reads in YAML flow style; ``unset`` for a key the entry did not
-    have."""
-    if value is _UNSET:
-        return "unset"
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return render_scalar(value, flow=True)
-    return repr(value)  # a list or mapping the entry held before
+def _changes(
+    layout: Layout,
+    wanted: Sequence[Mapping[str, Value]],
+    pivots: tuple[str, ...],
+    path: str,
+) -> list[ShapeChange]:
+    index = _index(layout.items, pivots)
+    changes: list[ShapeChange] = []
+    added = 0
+    for sel in wanted:
+        change = _change(layout, index, sel, pivots, path, added_before=added)
+        added += change.status == "added"
+        changes.append(change)
+    return changes
 
 
 # ---------------------------------------------------------------------------------
@@ -234,20 +206,22 @@ def _edits(
     layout: Layout,
     wanted: Sequence[Mapping[str, Value]],
     changes: Sequence[ShapeChange],
-) -> list[Edit]:
+) -> tuple[list[Edit], list[Dropped]]:
     edits: list[Edit] = []
+    dropped: list[Dropped] = []
     ends: dict[int, int] = {}  # edited block entry -> end of its last kept key
     for change in changes:
         if change.status == "changed":
             item = layout.items[change.index]
-            entry, end = entry_edits(text, item, change.after, layout.styles)
-            edits += entry
-            if end is not None:
-                ends[item.index] = end
+            made = entry_edits(text, item, change.after, layout.styles)
+            edits += made.edits
+            dropped += [Dropped(item.index, k, c) for k, c in made.dropped]
+            if made.end is not None:
+                ends[item.index] = made.end
     appended = [sel for sel, change in zip(wanted, changes) if change.status == "added"]
     if appended:
         edits.append(append_edit(text, layout, appended, ends))
-    return edits
+    return edits, dropped
 
 
 # ---------------------------------------------------------------------------------

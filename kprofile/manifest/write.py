@@ -152,7 +152,7 @@ def common_keys(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _comment(text: str) -> str:
+def comment(text: str) -> str:
     """A comment line: every unprintable character (a control, an invisible one) as
     ``?``, and no workflow command for a CI log (``tuning_codegen.printable``)."""
     return escape_commands("".join(c if c.isprintable() else "?" for c in text))
@@ -183,9 +183,7 @@ def manifest_text(
             source.datetime or "",
         ]
         detail = ", ".join(f for f in facts if f)
-        lines.append(
-            _comment(f"#   {source.path}" + (f" ({detail})" if detail else ""))
-        )
+        lines.append(comment(f"#   {source.path}" + (f" ({detail})" if detail else "")))
     if name is not None:
         lines.append(f"name: {scalar(name)}")
     if file is not None:

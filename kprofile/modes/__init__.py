@@ -23,7 +23,9 @@ from kprofile.core.defaults import (
     COVER_LOSS_TIME_LIMIT,
     COVER_TIME_LIMIT,
     DEFAULT_OBJECTIVE,
+    NOISE,
     RANGES_TOL,
+    Closeness,
     Objective,
 )
 from kprofile.modes import (
@@ -38,6 +40,7 @@ from kprofile.modes import (
     score,
 )
 from kprofile.modes.request import Charts, Data, Prepared
+from kprofile.modes.rerun import Rerun
 from kprofile.modes.result import ModeResult
 from kprofile.modes.views import Builder, head_view, ratio_view, tail_view
 from kprofile.modes.views_common import top_fraction_view, top_view, within_view
@@ -120,7 +123,13 @@ def _files(o: Options, prepared: Prepared) -> files.FilesRequest:
     sink = "-o" if o.output else "--update" if o.update is not None else None
     rows = bool(o.output and o.write_selection)
     data = _data(o, prepared)
-    return files.FilesRequest(data, views, o.verbose, sink, rows)
+    rerun = None
+    if o.rerun is not None:
+        within: Closeness = NOISE if o.rerun_within is None else o.rerun_within
+        rerun = Rerun(o.rerun, within)
+    return files.FilesRequest(
+        data, views, o.verbose, sink, rows, o.keep_within, rerun, prepared.runs
+    )
 
 
 def _diff(o: Options, prepared: Prepared) -> diff.DiffRequest:
@@ -183,7 +192,8 @@ def _never(o: Options) -> bool:
 MODES: tuple[Mode[Any], ...] = (
     Mode(
         "files", None, _never, _files, files.run,
-        views=True, output=True, update=True, options=DRAWS,
+        views=True, output=True, update=True,
+        options=("--keep-within", "--rerun", "--rerun-within", *DRAWS),
     ),
     Mode(
         "diff", "--diff", lambda o: o.diff, _diff, diff.run,
@@ -245,4 +255,7 @@ OWN_OPTIONS: tuple[tuple[str, Callable[[Options], bool]], ...] = (
     ("--fail-above", lambda o: o.fail_above is not None),
     ("--allow-failed", lambda o: o.allow_failed),
     ("--objective", lambda o: o.objective is not None),
+    ("--keep-within", lambda o: o.keep_within is not None),
+    ("--rerun", lambda o: o.rerun is not None),
+    ("--rerun-within", lambda o: o.rerun_within is not None),
 )  # fmt: skip

@@ -6,6 +6,7 @@ user sees (``kprofile: error: ...``, exit 2).
 
 from __future__ import annotations
 
+from kprofile.core.defaults import NOISE
 from kprofile.errors import usage_error
 from kprofile.modes import MODES, OWN_OPTIONS, VIEWS, Mode, View, given_views
 from kprofile.options import Options
@@ -37,6 +38,7 @@ def check_options(options: Options) -> Mode:
     if options.spec is not None and not mode.metric:
         raise usage_error(f"--spec does not apply to {mode.label}")
     _check_sinks(options, mode, [v for v in views if v.selects])
+    _check_closeness(options)
     if not options.files:
         raise usage_error("no input files; see kprofile --help")
     return mode
@@ -55,6 +57,29 @@ def _check_pictures(options: Options) -> None:
     if options.report is not None and not options.report.endswith(".html"):
         raise usage_error(
             f"--report: expected a file name ending in .html, got {options.report!r}"
+        )
+
+
+def _check_closeness(options: Options) -> None:
+    """--keep-within goes with --update, --rerun-within with --rerun; the noise is
+    measured by repeated runs joined with --combine."""
+    if options.keep_within is not None and options.update is None:
+        raise usage_error("--keep-within only applies to --update")
+    if options.rerun_within is not None and options.rerun is None:
+        raise usage_error("--rerun-within only applies to --rerun")
+    if options.combine is not None:
+        return
+    joined = "repeated runs joined with --combine median|min|mean"
+    for flag, value in (
+        ("--keep-within", options.keep_within),
+        ("--rerun-within", options.rerun_within),
+    ):
+        if value == NOISE:
+            raise usage_error(f"{flag} noise: the noise is measured by {joined}")
+    if options.rerun is not None and options.rerun_within is None:
+        raise usage_error(
+            "--rerun: how close to its best is a contender? give --rerun-within X "
+            f"(0.02 or 2%), or {joined} (their noise)"
         )
 
 

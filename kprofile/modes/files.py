@@ -23,6 +23,7 @@ from kprofile.core.columns import (
     row_label,
     varying,
 )
+from kprofile.core.defaults import Closeness
 from kprofile.core.metric import Metric
 from kprofile.core.problems import problem, shape_keys
 from kprofile.core.summary import Summary, summaries
@@ -32,12 +33,14 @@ from kprofile.inputs.load import Results
 from kprofile.manifest.change import Entry, Upserts
 from kprofile.modes.pictures import shape_pictures
 from kprofile.modes.request import Data, origin_of
+from kprofile.modes.rerun import Rerun, keep_rule, rerun_spec
 from kprofile.modes.result import ModeResult
 from kprofile.modes.shapes import shapes_pictures_of, shapes_section
 from kprofile.modes.views import Builder, Groups, ViewResult, summary_view
 from kprofile.render.section import Section
 
 if TYPE_CHECKING:
+    from kprofile.core.runs import CombinedRuns
     from kprofile.core.select import CommonConfig
 
 
@@ -47,6 +50,9 @@ class FilesRequest(NamedTuple):
     verbose: bool = False
     sink: str | None = None  # "-o" or "--update": where each group's config goes
     rows: bool = False  # -o --write-selection: the rows the views select instead
+    keep: Closeness | None = None  # --update --keep-within
+    rerun: Rerun | None = None  # --rerun: the spec of the contenders
+    runs: CombinedRuns | None = None  # --combine's runs: their noise
 
 
 @dataclass
@@ -87,7 +93,12 @@ def run(request: FilesRequest) -> ModeResult:
         shape.matched,
         origin_of(data.inputs, shape),
         shape.fixed,
+        None if request.keep is None else keep_rule(data, request.runs, request.keep),
     )
+    spec = None
+    if request.rerun is not None:
+        spec, section = rerun_spec(data, request.runs, request.rerun)
+        made.sections.append(section)
     pictures, drawn = shape_pictures(data) if data.charts is not None else ((), ())
     if shapes is not None and data.charts is not None:
         keys = shape_keys(data.inputs, data.pivots)
@@ -98,6 +109,7 @@ def run(request: FilesRequest) -> ModeResult:
         change,
         notes=(*made.notes, *drawn),
         pictures=pictures,
+        rerun=spec,
     )
 
 

@@ -8,7 +8,7 @@ never sees the command line.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kprofile.core.columns import input_labels
 from kprofile.core.metric import Metric
@@ -17,10 +17,14 @@ from kprofile.inputs.load import Results
 from kprofile.manifest.change import Origin
 from kprofile.progress import SILENT, Progress
 
+if TYPE_CHECKING:
+    from kprofile.core.runs import CombinedRuns
+
 
 class Prepared(NamedTuple):
     """The inputs once loaded, filtered (``--query``) and combined (``--combine``),
-    and the metric (None for a mode that needs none)."""
+    and the metric (None for a mode that needs none); ``runs``: the repeated runs
+    ``--combine`` joined, and their noise (None without it)."""
 
     inputs: tuple[Results, ...]  # one per file, or per shape with --combine
     sources: tuple[Results, ...]  # the files as loaded
@@ -29,6 +33,7 @@ class Prepared(NamedTuple):
     baseline: int = 0  # -d --baseline: how many of the first inputs are the baseline's
     names: tuple[str, ...] = ()  # each input's name in a table of runs (empty: its
     # file's, core.columns.input_labels); with --combine, the runs it joins
+    runs: CombinedRuns | None = None  # --combine's joined runs (one side's)
 
 
 class Charts(NamedTuple):

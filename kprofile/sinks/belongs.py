@@ -23,7 +23,7 @@ from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
 from kprofile.manifest.change import Origin
 from kprofile.manifest.layout import Layout
-from kprofile.manifest.upsert import ShapeChange
+from kprofile.manifest.outcome import ShapeChange
 from tuning_codegen.printable import one_line
 from tuning_codegen.values import same_value
 

@@ -26,8 +26,15 @@ from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
 from kprofile.manifest.change import ManifestChange, RangeReplacement, Upserts
 from kprofile.manifest.layout import Layout, read_layout
+from kprofile.manifest.outcome import (
+    ShapeChange,
+    Summary,
+    UpdateResult,
+    change_details,
+    dropped_note,
+)
 from kprofile.manifest.ranges import GroupChange, ReplaceResult, replace_ranges
-from kprofile.manifest.upsert import ShapeChange, UpdateResult, change_details, upsert
+from kprofile.manifest.upsert import upsert
 from kprofile.render.section import Section
 from kprofile.sinks.belongs import check_origin, fixed_warnings
 from tuning_codegen.diff import unified_diff
@@ -38,6 +45,7 @@ from tuning_codegen.textio import read_text
 from tuning_codegen.transaction import write_locked
 
 STATUSES = ("added", "changed", "unchanged")
+NOTHING_MORE = Summary()
 RANGE_STATUSES = ("replaced", "added", "unchanged")
 
 
@@ -126,10 +134,16 @@ def _edit_layout(
             unused=unused,
         )  # fmt: skip
         return _Edited(replaced.text, section, ())
-    result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
+    if change.keep is not None:
+        from kprofile.sinks.keep import kept_update  # start-up: --keep-within only
+
+        result, more = kept_update(text, change, layout, pivots, path)
+    else:
+        result = upsert(text, change.configs, pivots=pivots, path=path, layout=layout)
+        more = NOTHING_MORE
     state = update_state(result.text != text, dry_run=dry_run)
     section = update_section(
-        result, path=path, pivots=pivots, state=state, unused=unused
+        result, path=path, pivots=pivots, state=state, unused=unused, more=more
     )
     fixed = [p for p in change.fixed if p in pivots]
     warnings = fixed_warnings(layout, result.changes, fixed=fixed, path=path)
@@ -164,25 +178,28 @@ def update_section(
     pivots: Sequence[str],
     state: str,
     unused: Sequence[str] = (),
+    more: Summary = NOTHING_MORE,
 ) -> Section:
     """One row per shape: its status, the params entry it is (or became), and what
-    changed."""
-    counts = summary_counts(result.changes)
+    changed; ``more``: what ``--keep-within`` adds (``sinks.keep``)."""
+    counts = summary_counts(result.changes, kept=more.kept)
     facts: tuple[tuple[str, Any], ...] = (
         ("manifest", path),
         ("matched by", ", ".join(pivots)),
+        *more.facts,
         *counts.items(),
         ("file", state),
     )
-    table = pd.DataFrame(
-        {
-            "shape": [shape_label(c.shape) for c in result.changes],
-            "status": [c.status for c in result.changes],
-            "entry": [c.index for c in result.changes],
-            "changes": [change_details(c) for c in result.changes],
-        }
-    )
-    notes = _unused_note(unused, "shape")
+    changes = result.changes
+    columns: dict[str, list[Any]] = {
+        "shape": [shape_label(c.shape) for c in changes],
+        "status": [c.status for c in changes],
+        "entry": [c.index for c in changes],
+        "changes": [change_details(c) for c in changes],
+    }
+    columns.update(more.columns)
+    notes = _unused_note(unused, "shape") + dropped_note(result.dropped) + more.notes
+    table = pd.DataFrame(columns)
     return Section("update", f"update: {path}", path, facts, table, notes=notes)
 
 
@@ -237,8 +254,12 @@ def diff_section(path: str, diff: str) -> Section:
     )
 
 
-def summary_counts(changes: Sequence[ShapeChange]) -> Mapping[str, int]:
-    return {s: sum(c.status == s for c in changes) for s in STATUSES}
+def summary_counts(
+    changes: Sequence[ShapeChange], *, kept: bool = False
+) -> Mapping[str, int]:
+    """How many shapes have each status (``kept`` too with ``--keep-within``)."""
+    statuses = (*STATUSES, "kept") if kept else STATUSES
+    return {s: sum(c.status == s for c in changes) for s in statuses}
 
 
 def _label(change: GroupChange) -> str:

@@ -10,9 +10,9 @@ import pytest
 from support import RESULTS, run
 
 from kprofile.cli import main
+from kprofile.clitypes import Fraction, Ratio, parse_columns, parse_fraction
 from kprofile.core import portfolio, repeats
 from kprofile.errors import KprofileError
-from kprofile.options import Fraction, Ratio, parse_columns, parse_fraction
 
 
 @pytest.mark.parametrize(

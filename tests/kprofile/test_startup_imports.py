@@ -41,6 +41,12 @@ WAITING = (
     "kprofile.manifest.write",  # -o
     "kprofile.sinks.output",  # -o
     "kprofile.sinks.update",  # --update
+    "kprofile.sinks.keep",  # --update --keep-within
+    "kprofile.core.keep",  # --update --keep-within
+    "kprofile.core.standing",  # --keep-within, --rerun
+    "kprofile.core.contenders",  # --rerun
+    "kprofile.manifest.specwrite",  # --rerun
+    "kprofile.sinks.rerun",  # --rerun
     "kprofile.sinks.files",  # --out-dir, --importance --plot
     "kprofile.render.charts",  # -c, --importance --plot
     "scipy",  # the solvers of --cover and --budget
@@ -119,6 +125,14 @@ SPEC = str(Path(__file__).parents[2] / "fixtures" / "heldout" / "spec.yaml")
         (["B/out.pkl", "--combine", "median"], {"kprofile.core.runs"}),
         (["-d", "B/out.pkl"], {"kprofile.core.diff"}),
         (["-d", "B/out.pkl", "--out-dir", "o"], {"kprofile.sinks.files"}),
+        (
+            ["-p", "M,N,K", "--update", "table.yaml", "--keep-within", "2%"],
+            {"kprofile.sinks.keep", "kprofile.core.keep", "kprofile.core.standing"},
+        ),
+        (
+            ["--rerun", "again.yaml", "--rerun-within", "2%"],
+            {"kprofile.core.contenders", "kprofile.sinks.rerun"},
+        ),
     ],
     ids=[
         "-o",
@@ -129,6 +143,8 @@ SPEC = str(Path(__file__).parents[2] / "fixtures" / "heldout" / "spec.yaml")
         "--combine",
         "-d",
         "-d --out-dir",
+        "--keep-within",
+        "--rerun",
     ],  # fmt: skip
 )
 def test_a_run_that_needs_a_piece_loads_it(

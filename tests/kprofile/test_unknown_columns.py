@@ -10,7 +10,7 @@ import click
 import pytest
 from support import run, snapshot
 
-from kprofile.options import Columns
+from kprofile.clitypes import Columns
 
 G = "G/out.pkl"  # genuine Mojo GEMM sweep: $M, N, K problems, BM, BN tiles
 G_COLUMNS = "M, N, K, BM, BN, mesh_idx, name, met (ms), iters, spec, failure"

@@ -18,11 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from kprofile.manifest.upsert import (
-    ShapeChange,
-    UpdateResult,
-    upsert,
-)
+from kprofile.manifest.outcome import ShapeChange, UpdateResult
+from kprofile.manifest.upsert import upsert
 from kprofile.sinks.update import update_section
 from tuning_codegen.errors import InputError
 from tuning_codegen.manifest import parse_manifest
