@@ -179,6 +179,7 @@ def _run(formatter: Formatter, argv: list[str], data: bytes, target: Target) -> 
     in_fd = os.dup(child.stdin.fileno()) if child.stdin is not None else -1
     if child.stdin is not None:
         child.stdin.close()
+    deadline = time.monotonic() + timeout
     try:
         out, err = exchange(
             in_fd,
@@ -186,9 +187,13 @@ def _run(formatter: Formatter, argv: list[str], data: bytes, target: Target) -> 
             child.stdout.fileno(),
             child.stderr.fileno(),
             limit=limit,
-            deadline=time.monotonic() + timeout,
+            deadline=deadline,
         )
-    except TimedOut:
+        # Both pipes are closed, which a process does as it exits, a moment before
+        # it can be waited for: wait for that moment, never kill a child that is
+        # ending on its own (it would read as "failed (exit -9)").
+        child.wait(timeout=max(deadline - time.monotonic(), 0.0))
+    except (TimedOut, subprocess.TimeoutExpired):
         raise _failure(formatter, target, f"did not finish in {timeout:g} s") from None
     except OutputTooLarge:
         raise _failure(formatter, target, f"printed more than {limit} bytes") from None

@@ -248,6 +248,23 @@ def test_a_formatter_that_does_not_finish_is_stopped(
     )
 
 
+def test_a_formatter_that_closes_its_output_before_it_exits_is_waited_for(
+    formatted_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process closes its pipes as it exits, a moment before it can be waited
+    for; here the moment is widened to 0.3 s. Ending it then would read as
+    "failed (exit -9)" on a loaded machine (it did, once, in CI)."""
+    lay_out(
+        formatted_repo,
+        {**STDIN_FORMATS, "cc_format": '[sh, -c, "cat; exec >&- 2>&-; sleep 0.3"]'},
+    )
+    code, out, err = run_codegen([], capsys)
+    assert (code, err) == (0, ""), err
+    code, out, err = run_codegen(["--check"], capsys)
+    assert (code, err) == (0, ""), err
+    assert "Cfg{128,2112}" in (formatted_repo / "t.cc").read_text()
+
+
 def test_a_formatter_that_rewrites_a_marker_line_is_one_line(
     formatted_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
