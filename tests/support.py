@@ -77,9 +77,10 @@ def within_exactly(
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst")
 
 
-def compress(data: bytes, suffix: str) -> bytes:
+def compress(data: bytes, suffix: str, *, fast: bool = False) -> bytes:
     """``data`` compressed as ``DataFrame.to_pickle`` compresses a file named
-    ``*.pkl{suffix}`` (gzip, bz2, xz; zstd through the zstandard package)."""
+    ``*.pkl{suffix}`` (gzip, bz2, xz; zstd through the zstandard package); ``fast``:
+    at each format's fastest level (the same stream format, for large test data)."""
     import bz2
     import gzip
     import lzma
@@ -87,10 +88,10 @@ def compress(data: bytes, suffix: str) -> bytes:
     import zstandard  # type: ignore[import-not-found, unused-ignore]
 
     packers = {
-        ".gz": lambda d: gzip.compress(d, mtime=0),
-        ".bz2": bz2.compress,
-        ".xz": lzma.compress,
-        ".zst": zstandard.ZstdCompressor().compress,
+        ".gz": lambda d: gzip.compress(d, compresslevel=1 if fast else 9, mtime=0),
+        ".bz2": lambda d: bz2.compress(d, 1 if fast else 9),
+        ".xz": lambda d: lzma.compress(d, preset=0 if fast else 6),
+        ".zst": zstandard.ZstdCompressor(level=1 if fast else 3).compress,
     }
     return bytes(packers[suffix](data))
 

@@ -39,15 +39,22 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def drawn(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Picture, Figure]]]:
-    """Every picture the command draws, with its figure (drawn again for the test:
-    the command's own PNGs are written as usual)."""
+    """Every picture the command draws, with the figure its PNG was made from."""
     seen: list[tuple[Picture, Figure]] = []
-    real = sink.drawn
+    figures: list[Figure] = []
+    real_drawn, real_png = sink.drawn, sink.png_bytes
 
-    def capturing(pictures: list[Picture], progress: object = None) -> object:
-        seen.extend((p, p.draw()) for p in pictures)
-        return real(pictures)
+    def keeping(figure: Figure) -> bytes:
+        figures.append(figure)
+        return real_png(figure)
 
+    def capturing(pictures: list[Picture], *args: object) -> object:
+        figures.clear()
+        out = real_drawn(pictures, *args)  # type: ignore[arg-type]
+        seen.extend(zip(pictures, figures, strict=True))
+        return out
+
+    monkeypatch.setattr(sink, "png_bytes", keeping)
     monkeypatch.setattr(sink, "drawn", capturing)
     yield seen
 

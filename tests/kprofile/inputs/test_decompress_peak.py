@@ -96,7 +96,7 @@ def test_a_compressed_pickle_costs_what_it_costs_uncompressed(
     size = len(data)
     assert size > 64 * MIB
     path = kbench_pickle.with_name(f"run.pkl{suffix}")
-    path.write_bytes(compress(data, suffix))
+    path.write_bytes(compress(data, suffix, fast=True))
     plain_rows, _, plain = _peak(kbench_pickle)
     rows, refused, packed = _peak(path)
     assert (rows, refused) == (plain_rows, "") == (ROWS, "")
