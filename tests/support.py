@@ -51,6 +51,32 @@ def local_hook(hook_id: str) -> dict[str, Any]:
     return local
 
 
+# ---------------------------------------------------------------- resource limits
+
+_LAUNCHER = """
+import os, resource, signal, sys
+limits, argv = sys.argv[1], sys.argv[2:]
+for item in limits.split(","):
+    name, value = item.split("=")
+    if name == "FSIZE":
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death
+    resource.setrlimit(getattr(resource, "RLIMIT_" + name), (int(value), int(value)))
+os.execvp(argv[0], argv)
+"""
+
+
+def under_limits(argv: list[str], **limits: int) -> list[str]:
+    """``argv`` run under resource limits (``AS=bytes``, ``FSIZE=bytes`` with SIGXFSZ
+    ignored so a write past it fails with EFBIG, ``CORE=0``), set by a small launcher
+    that then executes it. Not ``preexec_fn``: that runs Python between fork and exec,
+    which can deadlock in a process with threads (pytest-xdist's workers have them;
+    a limited run once hung for 300 s under ``-n 2``)."""
+    if not limits:
+        return list(argv)
+    spec = ",".join(f"{name}={value}" for name, value in limits.items())
+    return [sys.executable, "-c", _LAUNCHER, spec, *argv]
+
+
 # ---------------------------------------------------------------- kprofile CLI tests
 
 FIXTURES = PROJECT / "fixtures"

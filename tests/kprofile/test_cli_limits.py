@@ -15,7 +15,6 @@ import io
 import os
 import pickle
 import re
-import resource
 import subprocess
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import BIN, FIXTURES, RESULTS, examples, run
+from support import BIN, FIXTURES, RESULTS, examples, run, under_limits
 
 from kprofile.inputs import csvscan
 from kprofile.inputs.limits import (
@@ -325,15 +324,10 @@ def test_an_input_too_big_for_the_memory_is_exit_2_never_exit_3(
     (tmp_path / "grid.yaml").write_text(f"name: b\nparams:\n- {group}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["OPENBLAS_NUM_THREADS"] = "1"
-
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
-
     done = subprocess.run(
-        [str(BIN / "kprofile"), "grid.yaml"],
+        under_limits([str(BIN / "kprofile"), "grid.yaml"], AS=400 << 20),
         cwd=tmp_path,
         env=env,
-        preexec_fn=limited,
         capture_output=True,
         text=True,
         timeout=120,

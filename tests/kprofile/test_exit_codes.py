@@ -17,13 +17,12 @@ from __future__ import annotations
 import gzip
 import os
 import pickle
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import BIN, FIXTURES, run
+from support import BIN, FIXTURES, run, under_limits
 
 KPROFILE = str(BIN / "kprofile")
 HELDOUT = FIXTURES / "heldout"
@@ -82,13 +81,10 @@ def test_a_closed_pipe_ends_with_the_code_of_the_work(
     assert into_a_closed_pipe(args, tmp_path) == code
 
 
-def _limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
-
-
 def _limited_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([KPROFILE, *args], cwd=cwd, env=_env(), preexec_fn=_limited,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    return subprocess.run(under_limits([KPROFILE, *args], AS=LIMIT), cwd=cwd,
+                          env=_env(), capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
 
 
 def _big_table(path: Path, entries: int) -> None:

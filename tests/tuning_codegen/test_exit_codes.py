@@ -6,13 +6,12 @@ Real processes: a pipe whose reader is gone, an address-space limit."""
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import BIN, FIXTURES, SCRIPT
+from support import BIN, FIXTURES, SCRIPT, under_limits
 
 pytestmark = pytest.mark.slow  # closed pipes and memory limits on real processes
 
@@ -66,10 +65,6 @@ def big_table(root: Path, entries: int) -> None:
 LIMIT = 300 * 2**20  # bytes of address space: the manifest's graph needs more
 
 
-def limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
-
-
 @pytest.mark.slow  # a property run, or a real process under a limit
 @pytest.mark.parametrize("args", [["--check"], []])
 def test_a_manifest_too_big_for_the_memory_is_named_exit_2(
@@ -78,8 +73,8 @@ def test_a_manifest_too_big_for_the_memory_is_named_exit_2(
     """Before: 'internal error: MemoryError', exit 3."""
     big_table(git_repo, 40_000)  # 3.3 MB
     before = (git_repo / "t.py").read_bytes()
-    done = subprocess.run([SCRIPT, *args], capture_output=True, text=True,
-                          preexec_fn=limited, timeout=300)  # fmt: skip
+    done = subprocess.run(under_limits([SCRIPT, *args], AS=LIMIT),
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert (done.returncode, done.stdout) == (2, ""), done.stderr
     assert done.stderr == (
         "m.yaml: error: not enough memory to read it: it makes more than this machine "

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import resource
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import PY, SCRIPT, SMALL, unprivileged
+from support import PY, SCRIPT, SMALL, under_limits, unprivileged
 
 from tuning_codegen.errors import InputError
 from tuning_codegen.transaction import Transaction
@@ -69,11 +68,6 @@ def test_unwritable_folder_of_the_second_target_changes_nothing(
     assert temporaries(root) == []
 
 
-def _file_size_limit(limit: int) -> None:
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-
 def test_a_write_that_fails_midway_changes_nothing(codegen_repo: object) -> None:
     """The second target is too big for the limit: EFBIG, as on a full disk."""
     root = Path.cwd()
@@ -82,11 +76,10 @@ def test_a_write_that_fails_midway_changes_nothing(codegen_repo: object) -> None
     target.write_text(target.read_text() + "# padding\n" * 20_000)
     before = codegen_repo.snapshot()  # type: ignore[attr-defined]
     done = subprocess.run(
-        [SCRIPT],
+        under_limits([SCRIPT], FSIZE=100_000),
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=lambda: _file_size_limit(100_000),
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"{PY}: error: cannot write: File too large\n"

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +62,17 @@ def two_stale_targets(repo: Any) -> None:
     repo.edit(SMALL, "M: 64", "M: 128")
 
 
-def no_core_dumps() -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+@pytest.fixture
+def no_core_dumps() -> Iterator[None]:
+    """No core files from the processes a test ends with a fault: the soft limit is
+    set here, in the test's own process, and inherited (not by a pre-exec function,
+    which runs Python between fork and exec and can deadlock among xdist's threads)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_CORE, (soft, hard))
 
 
 def temporaries(root: Path) -> list[str]:
@@ -70,6 +80,7 @@ def temporaries(root: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("name", SIGNALS)
+@pytest.mark.usefixtures("no_core_dumps")
 def test_a_signal_between_two_renames_waits_for_the_second(
     codegen_repo: Any, name: str
 ) -> None:
@@ -77,7 +88,7 @@ def test_a_signal_between_two_renames_waits_for_the_second(
     two_stale_targets(codegen_repo)
     done = subprocess.run(
         between_renames(name),
-        capture_output=True, text=True, timeout=120, preexec_fn=no_core_dumps,
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     signum = getattr(signal, name)
     if name in IGNORED:  # Python ignores it from the start: nothing to interrupt
@@ -92,6 +103,7 @@ def test_a_signal_between_two_renames_waits_for_the_second(
 
 
 @pytest.mark.parametrize("name", FAULTS)
+@pytest.mark.usefixtures("no_core_dumps")
 def test_a_fault_sent_between_two_renames_ends_the_run_after_the_second(
     codegen_repo: Any, name: str
 ) -> None:
@@ -100,7 +112,7 @@ def test_a_fault_sent_between_two_renames_ends_the_run_after_the_second(
     two_stale_targets(codegen_repo)
     done = subprocess.run(
         between_renames(name),
-        capture_output=True, text=True, timeout=120, preexec_fn=no_core_dumps,
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == -getattr(signal, name), done.stderr
     assert subprocess.run([SCRIPT, "--check"], timeout=120).returncode == 0
@@ -108,6 +120,7 @@ def test_a_fault_sent_between_two_renames_ends_the_run_after_the_second(
 
 
 @pytest.mark.parametrize("name", SIGNALS)
+@pytest.mark.usefixtures("no_core_dumps")
 def test_a_signal_at_any_moment_never_splits_the_targets(
     codegen_repo: Any, name: str
 ) -> None:
@@ -125,7 +138,6 @@ def test_a_signal_at_any_moment_never_splits_the_targets(
             (root / rel).write_bytes(data)
         process = subprocess.Popen(
             [SCRIPT], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            preexec_fn=no_core_dumps,
         )  # fmt: skip
         time.sleep(rng.uniform(0.0, 0.4))
         process.send_signal(getattr(signal, name))

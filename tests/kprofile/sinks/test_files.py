@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support import under_limits
 
 from kprofile.sinks.files import MAX_NAME_BYTES, safe_file_names, write_files
 
@@ -29,13 +28,14 @@ def kprofile(
 ) -> subprocess.CompletedProcess[str]:
     """The real command in a fresh process (so rlimits and setpriv apply to it)."""
     code = "import sys; from kprofile.cli import main; raise SystemExit(main(sys.argv[1:]))"
+    limits: dict[str, int] = popen.pop("limits", {})  # type: ignore[assignment]
     prefix: list[str] = []
     if os.geteuid() == 0 and popen.pop("unprivileged", False):
         prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
     else:
         popen.pop("unprivileged", None)
     return subprocess.run(
-        [*prefix, sys.executable, "-c", code, *args],
+        under_limits([*prefix, sys.executable, "-c", code, *args], **limits),
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(PROJECT), **(env or {})},
         capture_output=True,
@@ -155,18 +155,13 @@ def test_an_unwritable_folder_is_one_clean_error_and_no_file(
     assert every_file(demo) == before
 
 
-def _small_files() -> None:
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG
-    resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
-
-
 @pytest.mark.parametrize("mode", sorted(OUTPUT_MODES))
 def test_a_write_failing_half_way_leaves_no_partial_file(
     tmp_path: Path, mode: str
 ) -> None:
     demo = _demo(tmp_path)
     before = every_file(demo)
-    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, preexec_fn=_small_files)
+    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, limits={"FSIZE": 2048})
     assert done.returncode == 2, done.stderr
     assert done.stderr.endswith(": error: cannot write: File too large\n")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
@@ -301,7 +296,7 @@ def test_a_failed_write_leaves_the_planted_link_as_it_was(
     victim.write_bytes(b"the user's own file\n")
     link = demo / "out" / PLANTED[mode]
     link.symlink_to(victim)
-    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, preexec_fn=_small_files)
+    done = kprofile(*OUTPUT_MODES[mode], cwd=demo, limits={"FSIZE": 2048})
     assert done.returncode == 2, done.stderr
     assert done.stderr.endswith(": error: cannot write: File too large\n")
     assert link.is_symlink() and os.readlink(link) == str(victim)
