@@ -83,7 +83,7 @@ def contender_sets(draw: st.DrawFn) -> list[dict[str, Any]]:
     return unique
 
 
-@settings(max_examples=examples(2000), deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(contender_sets())
 def test_the_groups_expand_to_exactly_the_contenders(
     configs: list[dict[str, Any]],

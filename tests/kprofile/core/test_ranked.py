@@ -79,7 +79,7 @@ def _check_common(found: Any, expected: Any, rows: np.ndarray) -> None:
 
 
 @settings(
-    max_examples=examples(600),
+    max_examples=examples(400),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

@@ -256,7 +256,7 @@ AMOUNT_OF = {
 
 
 @settings(
-    max_examples=examples(900),
+    max_examples=examples(500),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
