@@ -247,14 +247,18 @@ def _kept_in(
     before: np.ndarray,
 ) -> Kept:
     """``Kept`` of one run, ``target`` the config to find in each of its groups."""
-    starts = run.grouping.starts
-    group = np.repeat(np.arange(len(starts)), run.grouping.stops - starts)
-    hit = run.config == target[group]  # -1: no config is -1, nothing to find
+    starts, stops = run.grouping.starts, run.grouping.stops
+    hit = run.config == np.repeat(target, stops - starts)  # no config is -1
     keys = np.where(hit, run.keys, np.inf)
     top = first_minimum(keys, starts)
     value = np.where(np.isfinite(keys[top]), run.values[top], np.nan)
-    measured = np.add.reduceat(hit.astype(np.int64), starts) > 0
-    first = first_minimum(np.where(hit, 0, 1), starts)  # a row of it, if any
+    rows = np.flatnonzero(hit)  # each group's first row of its target, if any
+    if len(rows):
+        found = rows[np.minimum(np.searchsorted(rows, starts), len(rows) - 1)]
+        measured = (found >= starts) & (found < stops)
+        first = np.where(measured, found, starts)
+    else:
+        measured, first = np.zeros(len(starts), dtype=bool), starts
     status = np.where(
         target < 0,
         np.where(based, NO_RUN, NO_BASELINE),
