@@ -2,7 +2,8 @@
 (``kprofile.manifest.specwrite``), written atomically by the code generator's writer.
 
 The policy is ``-o``'s (``kprofile.sinks.output``): the file is written whole or not
-at all, an existing regular file is replaced, and a path that exists but is no regular
+at all, its folder is made when missing, an existing regular file is replaced, and a
+path that exists but is no regular
 file (a folder, ``/dev/null``, a FIFO) is refused before anything runs. So is a path
 that is one of the run's own inputs (a results file, ``--spec``, the manifest of
 ``--update`` or ``--score``): the spec kbench ran is never written over by the spec of
@@ -20,12 +21,15 @@ from kprofile.core.values import counted
 from kprofile.errors import KprofileError
 from kprofile.manifest.specwrite import spec_text
 from kprofile.manifest.write import Unwritable
+from kprofile.sinks.derived import check_folder, created
 from tuning_codegen.textio import file_kind
 from tuning_codegen.transaction import write_text_atomic
 
 
 def check_rerun(path: str, inputs: Sequence[str]) -> None:
-    """Refuse a ``--rerun`` path that is no regular file, or one of ``inputs``."""
+    """Refuse a ``--rerun`` path that is no regular file, or one of ``inputs``, or
+    whose folder cannot be made (it is made when missing, as ``-o``'s is)."""
+    check_folder(os.path.dirname(path) or ".", "--rerun")
     try:
         mode = os.stat(path).st_mode
     except OSError:  # nothing there (or not ours to look at): the writer decides
@@ -61,6 +65,7 @@ def write_rerun(path: str, spec: RerunSpec) -> str:
         )
     except Unwritable as exc:
         raise KprofileError(path, f"--rerun: {exc}") from None
+    created(os.path.dirname(path) or ".", "--rerun")
     try:
         write_text_atomic(path, text)
     except OSError as exc:
