@@ -32,7 +32,7 @@ from kprofile.core.columns import Grouping, first_minimum, group_rows, input_lab
 from kprofile.core.configs import shared_config_keys
 from kprofile.core.metric import Metric, ratio_to
 from kprofile.core.problems import shape_keys
-from kprofile.core.scorecols import FAILED, NO_RUN, NOT_MEASURED, SCORED
+from kprofile.core.scorecols import FAILED, NO_RUN, NOT_MEASURED, RUN_FAILED, SCORED
 from kprofile.core.shapes import ranked_in_groups
 from kprofile.core.values import plain, shape_label
 from kprofile.errors import usage_error
@@ -40,7 +40,6 @@ from kprofile.inputs.load import Results
 from tuning_codegen.values import value_key
 
 NO_BASELINE = "no baseline"  # a shape only later runs hold (--baseline)
-RUN_FAILED = "failed"  # a failed run kbench recorded no kind for
 
 
 @dataclass(frozen=True, eq=False)

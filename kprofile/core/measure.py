@@ -31,14 +31,21 @@ class Measured:
     ``shapes`` / ``configs`` map those ids (their index) to the shape / parameter
     columns, including shapes and configs that only had failed runs. ``failed``: the
     (``shape``, ``config``) pairs whose every run failed (kbench's recorded failures
-    among them), which therefore have no row in ``table``.
+    among them), which therefore have no row in ``table``, with ``kind``: what kbench
+    recorded of the failure ("" where it recorded nothing).
     """
 
     table: pd.DataFrame
     shapes: pd.DataFrame
     configs: pd.DataFrame
     failed: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame({"shape": [], "config": []}, dtype="int64")
+        default_factory=lambda: pd.DataFrame(
+            {
+                "shape": np.array([], dtype=np.int64),
+                "config": np.array([], dtype=np.int64),
+                "kind": np.array([], dtype=object),
+            }
+        )
     )
 
 
@@ -48,8 +55,11 @@ def measure(
     shape_cols: Sequence[str],
     param_cols: Sequence[str],
     metric: Metric,
+    failure: str | None = None,
 ) -> Measured:
-    """Validate the input and compute every (shape, config) ratio, vectorized."""
+    """Validate the input and compute every (shape, config) ratio, vectorized.
+    ``failure``: the column holding what kbench recorded of a failed run (its kind),
+    kept with the failed pairs."""
     shape_cols, param_cols = list(shape_cols), list(param_cols)
     column = metric.column
     check_columns(df, shape_cols=shape_cols, param_cols=param_cols, metric=column)
@@ -80,19 +90,33 @@ def measure(
         table=table,
         shapes=_first_rows(df, shape_cols, shape_id),
         configs=_first_rows(df, param_cols, config_id),
-        failed=_only_failed(shape_id[~ok], config_id[~ok], table),
+        failed=_only_failed(
+            shape_id[~ok],
+            config_id[~ok],
+            table,
+            df[failure].to_numpy(dtype=object)[~ok] if failure in df.columns else None,
+        ),
     )
 
 
 def _only_failed(
-    shape_id: pd.Series, config_id: pd.Series, table: pd.DataFrame
+    shape_id: pd.Series,
+    config_id: pd.Series,
+    table: pd.DataFrame,
+    kinds: np.ndarray | None,
 ) -> pd.DataFrame:
-    """The (shape, config) pairs of the failed runs that have no successful run."""
-    pairs = pd.DataFrame(
-        {"shape": shape_id.to_numpy(), "config": config_id.to_numpy()}
-    ).drop_duplicates()
+    """The (shape, config) pairs of the failed runs that have no successful run, each
+    with the kind kbench recorded for one of its runs (``kind``; "" where none)."""
+    kind = [k if isinstance(k, str) else "" for k in kinds] if kinds is not None else ""
+    pairs = (
+        pd.DataFrame(
+            {"shape": shape_id.to_numpy(), "config": config_id.to_numpy(), "kind": kind}
+        )
+        .sort_values("kind", ascending=False, kind="stable")  # a recorded kind first
+        .drop_duplicates(["shape", "config"])
+    )
     ran = pd.MultiIndex.from_frame(table[["shape", "config"]])
-    keep = ~pd.MultiIndex.from_frame(pairs).isin(ran)
+    keep = ~pd.MultiIndex.from_frame(pairs[["shape", "config"]]).isin(ran)
     return pairs[keep].sort_values(["shape", "config"]).reset_index(drop=True)
 
 

@@ -45,10 +45,12 @@ from kprofile.core.scorecols import (  # the statuses and columns of Score.shape
     CONFIG,
     ENTRY,
     FAILED,
+    KIND,
     NO_ENTRY,
     NO_RUN,
     NOT_MEASURED,
     RATIO,
+    RUN_FAILED,
     SCORED,
     STATUS,
     VALUE,
@@ -177,8 +179,10 @@ def score_configs(
     covered = np.ones(len(shapes), dtype=bool) if entry is None else entry >= 0
     value, best = _lookup(measured.table, shapes.index.to_numpy(), config)
     rows = shapes.copy()
-    failed = _failed(measured, shapes.index.to_numpy(), config)
+    failed, kinds = _failed(measured, shapes.index.to_numpy(), config)
     rows[STATUS] = _statuses(covered, best, value, failed)
+    kinds[rows[STATUS].to_numpy() != FAILED] = None  # a kind only where it failed
+    rows[KIND] = kinds
     if entry is not None:
         rows[ENTRY] = np.asarray(entry, dtype=np.int64)
     rows[CONFIG] = np.where(covered, config, -1)
@@ -207,13 +211,21 @@ def _lookup(
 
 def _failed(
     measured: Measured, shape_ids: np.ndarray, config: np.ndarray
-) -> np.ndarray:
-    """Per shape: whether its config's every run there failed (``Measured.failed``)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per shape: whether its config's every run there failed (``Measured.failed``),
+    and the kind kbench recorded of it (``failed`` where it recorded none)."""
     pairs = measured.failed
+    kinds = np.full(len(config), RUN_FAILED, dtype=object)
     if not len(pairs) or not len(config):
-        return np.zeros(len(config), dtype=bool)
+        return np.zeros(len(config), dtype=bool), kinds
     known, wanted = _pair_keys(pairs, shape_ids, config)
-    return np.isin(wanted, known)
+    order = np.argsort(known, kind="stable")
+    known = known[order]
+    at = np.minimum(np.searchsorted(known, wanted), len(known) - 1)
+    hit = known[at] == wanted
+    recorded = pairs["kind"].to_numpy(dtype=object)[order][at]
+    kinds[hit] = [k or RUN_FAILED for k in recorded[hit]]
+    return hit, kinds
 
 
 def _pair_keys(

@@ -20,3 +20,5 @@ CONFIG = "config"
 VALUE = "value"
 BEST = "best"
 RATIO = "ratio"
+KIND = "failure"  # a failed config's kind, as kbench recorded it
+RUN_FAILED = "failed"  # the kind of a failure kbench recorded nothing of

@@ -21,6 +21,7 @@ from kprofile.core.scorecols import (
     CONFIG,
     ENTRY,
     FAILED,
+    KIND,
     NO_ENTRY,
     NO_RUN,
     NOT_MEASURED,
@@ -127,6 +128,7 @@ def measured_results(
             shape_cols=combined.shape_cols,
             param_cols=combined.param_cols,
             metric=metric,
+            failure=next((r.failure for r in inputs if r.failure), None),
         )
     except KprofileError as exc:
         raise usage_error(f"{flag}: {exc.message}") from None
@@ -197,7 +199,7 @@ def score_sections(
     rows = _shape_rows(score, shape_cols, chosen, metric)
     facts = head + score_facts(score, shape_cols, metric) + tail
     prefix = title.partition(":")[0]
-    unscored = pd.concat([score.shapes[[STATUS]], rows], axis=1)
+    unscored = pd.concat([score.shapes[[STATUS, KIND]], rows], axis=1)
     unscored = unscored[score.shapes[STATUS] != SCORED]
     worst = counted(len(score.worst), "worst shape", "worst shapes")
     out = [
@@ -214,7 +216,9 @@ def score_sections(
             f"{prefix}: shapes without a ratio (counted apart, never as 1.0)",
             None,
             (),
-            unscored[[STATUS, *shape_cols, *chosen.columns]].reset_index(drop=True),
+            unscored[[STATUS, KIND, *shape_cols, *chosen.columns]].reset_index(
+                drop=True
+            ),
         ),
     ]
     if verbose:
@@ -237,7 +241,7 @@ def _shape_rows(
     return rows
 
 
-_SCORE_COLUMNS = {STATUS, ENTRY, CONFIG, VALUE, BEST, RATIO}
+_SCORE_COLUMNS = {STATUS, KIND, ENTRY, CONFIG, VALUE, BEST, RATIO}
 
 
 def score_facts(

@@ -145,3 +145,31 @@ def test_the_report_shows_the_kind_too(
     page = report.read_text()
     assert page.count('<td class="text">failed (build)</td>') == 4
     assert page.count('<td class="text">failed (execution)</td>') == 2
+
+
+@pytest.mark.parametrize("run_set", RUNS)
+def test_a_table_whose_config_failed_says_how_in_the_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run_set: str
+) -> None:
+    """--score's shapes without a ratio showed 'config failed' without the kind kbench
+    recorded; the table here dispatches, per shape, a config of kbench's record."""
+    record = json.loads((REAL / run_set / "out.failures.json").read_text())
+    entries: dict[tuple[int, ...], dict[str, int]] = {}
+    for failure in record["failures"]:
+        point = {k.lstrip("$"): v for k, v in failure["params"].items()}
+        shape = tuple(point[k] for k in ("M", "N", "K"))
+        entries.setdefault(shape, {**point, "KIND": failure["failure_type"]})
+    lines = [f"name: {record['spec_name']}", "params:"]
+    for entry in entries.values():
+        keys = [k for k in entry if k != "KIND"]
+        lines += [f"- {keys[0]}: {entry[keys[0]]}"]
+        lines += [f"  {k}: {entry[k]}" for k in keys[1:]]
+    (tmp_path / "table.yaml").write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "--score", str(tmp_path / "table.yaml"),
+                         str(REAL / run_set / "out.pkl"), "--format", "json")  # fmt: skip
+    assert code == 0, err
+    (section,) = [s for s in json.loads(out)["sections"]
+                  if s["view"] == "score-unscored"]  # fmt: skip
+    shown = {(r["M"], r["N"], r["K"]): (r["status"], r["failure"])
+             for r in section["rows"] if r["status"] != "no entry"}  # fmt: skip
+    assert shown == {s: ("config failed", e["KIND"]) for s, e in entries.items()}

@@ -69,7 +69,7 @@ in-sample: the noise of these results favours the table chosen from them; the nu
   512  8192  2048       3  128  256       3  False      0.0674  0.0673  1.002
 
 == budget: shapes without a ratio (counted apart, never as 1.0) ==
-  status  M  N  K  config  BM  BN  STAGES  SWAP_AB
+  status  failure  M  N  K  config  BM  BN  STAGES  SWAP_AB
   (no entries)
 """
 

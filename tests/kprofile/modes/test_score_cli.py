@@ -59,8 +59,8 @@ ignored keys              -
    192  4096  4096      6   64  128       4  False      0.0525  0.0506  1.037
 
 == score: shapes without a ratio (counted apart, never as 1.0) ==
-  status         M     N     K  entry  BM  BN  STAGES  SWAP_AB
-  not measured  96  4096  4096      4  64  64       3  False
+  status        failure   M     N     K  entry  BM  BN  STAGES  SWAP_AB
+  not measured  -        96  4096  4096      4  64  64       3  False
 """
 
 SCORE_MARKDOWN = """\
@@ -100,9 +100,9 @@ SCORE_MARKDOWN = """\
 
 ### score: shapes without a ratio (counted apart, never as 1.0)
 
-| status | M | N | K | entry | BM | BN | STAGES | SWAP_AB |
-|---|---:|---:|---:|---:|---:|---:|---:|---|
-| not measured | 96 | 4096 | 4096 | 4 | 64 | 64 | 3 | False |
+| status | failure | M | N | K | entry | BM | BN | STAGES | SWAP_AB |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---|
+| not measured | - | 96 | 4096 | 4096 | 4 | 64 | 64 | 3 | False |
 """
 
 
