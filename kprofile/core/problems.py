@@ -129,11 +129,10 @@ def shape_keys(
 
 
 def shared_runtime(inputs: Sequence[Results]) -> tuple[str, ...]:
-    """The runtime parameters (``$M=256``) every file has, in the first one's order."""
-    if not inputs:
-        return ()
-    rest = inputs[1:]
-    return tuple(p for p in inputs[0].runtime if all(p in r.runtime for r in rest))
+    """The runtime parameters (``$M=256``) of the inputs, in order of appearance: one
+    that any input passes at run time tells problems apart in all of them (a sweep
+    of ``$N`` read with one that fixes N at compile time keeps the two Ns apart)."""
+    return tuple(dict.fromkeys(p for r in inputs for p in r.runtime))
 
 
 def is_constant(results: Results, column: str) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kprofile.core.structure import GEMM_SIZES
 from kprofile.core.values import shape_label
 from kprofile.errors import KprofileError
 from kprofile.manifest.change import Origin
@@ -85,7 +86,9 @@ def fixed_warnings(
     fixed: Sequence[str],
     path: str,
 ) -> list[str]:
-    """A warning per added shape that an entry matches but for a fixed column."""
+    """A warning per added shape that an entry matches but for a fixed column the
+    results cannot tell from an unvaried tile (a GEMM's N or K is a problem size by
+    its name: the entry is another problem, and ``-p`` would overwrite it)."""
     if not fixed:
         return []
     out = []
@@ -95,6 +98,8 @@ def fixed_warnings(
         varying = {k: v for k, v in change.shape.items() if k not in fixed}
         for item in layout.items:
             differs = _differs_only_in(item.merged, change.shape, varying)
+            if all(k.upper() in GEMM_SIZES for k in differs):
+                continue  # another N, K: another problem by name, nothing to settle
             if differs:
                 out.append(_warning(path, item.index, change.shape, varying, differs))
                 break

@@ -7,6 +7,7 @@ CSV (``out.csv``) and the spec kbench ran, never from kprofile's own analysis.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -138,6 +139,74 @@ def test_diff_pairs_runs_by_the_whole_problem(
     }
 
 
+# L fixes N and K at compile time (one problem); M passes them at run time ($N, $K).
+MIXED = ("L/out.pkl", "M/out.pkl")
+
+
+def _mixed_best() -> pd.DataFrame:
+    """Each (M, N, K) problem's fastest row in each of L and M (pandas on the CSVs)."""
+    rows = pd.concat(
+        [_rows(f"{d}/out.csv").assign(run=d) for d in ("L", "M")], ignore_index=True
+    )
+    return rows.loc[rows.groupby([*SHAPE, "run"], sort=False)["met (s)"].idxmin()]
+
+
+@pytest.mark.parametrize(
+    ("args", "view"),
+    [([], "shapes"), (["--cover", "0.02"], "cover"), (["--importance"], "importance")],
+)
+def test_a_run_time_size_beside_a_compile_time_one_keeps_problems_apart(
+    real: Path, capsys: pytest.CaptureFixture[str], args: list[str], view: str
+) -> None:
+    """N passed at run time in one file ($N) and at compile time in the other: every
+    (M, N, K) is a shape of its own, never M alone."""
+    code, out, err = run(capsys, *MIXED, *args, "--format", "json")
+    assert code == 0, err
+    facts = _sections(out)[view]["facts"]
+    problems = len(_mixed_best()[SHAPE].drop_duplicates())
+    assert (facts["shapes by"], facts["shapes"]) == ("M, N, K", problems)
+
+
+def test_diff_across_run_time_and_compile_time_sizes_pairs_only_one_problem(
+    real: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The one problem both runs measured is compared; the others are not paired."""
+    code, out, err = run(
+        capsys, "-d", *MIXED, "--out-dir", str(tmp_path), "--format", "json"
+    )
+    assert code == 0, err
+    best = _mixed_best()
+    both = best.groupby(SHAPE).filter(lambda g: len(g) == 2)
+    label = "M={}/N={}/K={}".format(*both[SHAPE].iloc[0])
+    later = [r for r in _sections(out)["diff"]["rows"] if r["file"] == "M/out.pkl"]
+    assert [r["shape"] for r in later] == [label, "geomean"]
+    baseline, new = both["met (s)"].tolist()
+    assert later[0]["ratio"] == pytest.approx(new / baseline)
+
+
+def test_update_from_run_time_sizes_keeps_the_other_problems(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table written from L, updated with M: L's entries byte for byte, M's other
+    problem added."""
+    code, _, err = run(capsys, "L/out.pkl", "-p", "M,N,K", "-o", "table")
+    assert code == 0, err
+    before = Path("table.yaml").read_text()
+    code, out, err = run(capsys, "M/out.pkl", "--update", "table.yaml")
+    assert code == 0, err
+    after = Path("table.yaml").read_text()
+    entries = yaml.safe_load(after)["params"]
+    best = _mixed_best()
+    assert len(entries) == len(best[SHAPE].drop_duplicates())
+    assert "matched by  M, N, K" in out
+    mine = best[best["run"] == "L"]
+    assert after.startswith(before.rstrip("\n").rsplit("\n- ", 1)[0]), after
+    assert {(e["M"], e["N"], e["K"]) for e in entries} == set(
+        best[SHAPE].itertuples(index=False, name=None)
+    )
+    assert len(mine) == 2
+
+
 # ---------------------------------------------------------------- --update
 
 
@@ -185,24 +254,22 @@ def test_update_never_touches_another_problems_entry(
     assert "matched by  M, N, K" in out
 
 
-def test_an_entry_of_another_fixed_size_is_another_problem_and_said(
+def test_an_entry_of_another_problem_size_is_another_problem(
     one_problem: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The manifest has M=64 only for N=256; the results hold N=512 in every row:
-    M=64 is added as a new entry, with a warning naming the entry and the -p that
-    would update it instead."""
+    M=64 is added as a new entry, and nothing proposes the -p M that would overwrite
+    the N=256 entry with another problem's config (N and K are problem sizes by
+    name)."""
     Path("table.yaml").write_text(
         "name: gemm_blocked\nparams:\n- {M: 64, N: 256, K: 256, BM: 16, BN: 32}\n"
     )
     before = Path("table.yaml").read_text()
-    code, _, err = run(capsys, one_problem, "--update", "table.yaml")
+    code, out, err = run(capsys, one_problem, "--update", "table.yaml")
     assert code == 0, err
     assert Path("table.yaml").read_text().startswith(before)
-    assert (
-        "table.yaml: warning: added M=64/N=512/K=128 as a new entry: params[0] has "
-        "the same M but another N, K, which every result holds at N=512, K=128 (so "
-        "taken as part of the problem); -p M updates params[0] instead\n"
-    ) in err
+    assert re.search(r"^  M=64/N=512/K=128 +added ", out, re.M)
+    assert "warning" not in err and "-p M" not in err
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Genuine kbench runs whose problem sizes are compile-time parameters
-(``fixtures/realkbench/F`` to ``K``, made by ``fixtures/make_kbench_problems.py``):
+(``fixtures/realkbench/F`` to ``M``, made by ``fixtures/make_kbench_problems.py``):
 spec strings read ``$M=64/N=256/K=128/BM=16/...``, M at run time and N, K fixed at
 compile time like the tiles.
 
@@ -29,9 +29,10 @@ from kprofile.inputs.load import load_results
 REAL = FIXTURES / "realkbench"
 # F: one spec group per problem (Mojo); G: two problems over one $M list (Mojo);
 # H: F's spec run again; I, J: two runs of one numpy sweep; K: I's spec, pandas 2.
-SETS = ("F", "G", "H", "I", "J", "K")
+# L: one numpy problem (N, K compile-time); M: every size at run time ($N, $K).
+SETS = ("F", "G", "H", "I", "J", "K", "L", "M")
 MOJO = ("F", "G", "H")
-NUMPY = ("I", "J", "K")
+NUMPY = ("I", "J", "K", "L", "M")
 # K's arrays were pickled by numpy 1 (``numpy.core``): numpy 2 loads them, and warns.
 pytestmark = pytest.mark.filterwarnings(
     "ignore:numpy.core.numeric is deprecated:DeprecationWarning"
@@ -118,16 +119,26 @@ def test_every_point_kbench_ran_is_a_row_or_a_recorded_failure(run_set: str) -> 
     assert (record["num_valid"], record["num_total"]) == (len(rows), len(points))
 
 
+#: M passes every problem size at run time; the others N and K at compile time.
+RUN_TIME_SIZES = ("M",)
+
+
+def _sizes(run_set: str) -> list[str]:
+    return ["$M", "$N", "$K"] if run_set in RUN_TIME_SIZES else ["$M", "N", "K"]
+
+
 @pytest.mark.parametrize("run_set", SETS)
 def test_spec_strings_mark_m_runtime_and_n_k_compile_time(run_set: str) -> None:
     frame = _pickled(run_set)["merged_df"]
     tiles = ["BM", "BN"] if run_set in MOJO else ["BM", "BN", "BK"]
+    sizes = _sizes(run_set)
     for spec in frame["spec"]:
         names = [token.split("=")[0] for token in str(spec).split("/")[1:]]
-        assert names == ["$M", "N", "K", *tiles], spec
+        assert names == [*sizes, *tiles], spec
     for group in _spec(run_set)["params"]:
-        assert list(group) == ["$M", "N", "K", *tiles]
-        assert not isinstance(group["N"], list) and not isinstance(group["K"], list)
+        assert list(group) == [*sizes, *tiles]
+        if run_set not in RUN_TIME_SIZES:
+            assert not isinstance(group["N"], list) and not isinstance(group["K"], list)
 
 
 @pytest.mark.parametrize("run_set", SETS)
@@ -136,7 +147,7 @@ def test_kprofile_loads_the_run_and_its_record_of_failures(run_set: str) -> None
     record, metric = _json(run_set, "out.failures.json"), _metric(run_set)
     tiles = ("BM", "BN") if run_set in MOJO else ("BM", "BN", "BK")
     assert results.params == ("M", "N", "K", *tiles)
-    assert results.runtime == ("M",)
+    assert results.runtime == tuple(p.lstrip("$") for p in _sizes(run_set) if "$" in p)
     assert (results.name, results.file) == (record["spec_name"], record["spec_file"])
     assert results.failure is not None
     kinds = results.frame[results.failure]
