@@ -19,6 +19,7 @@ import numpy as np
 
 from kprofile.core.columns import (
     Grouping,
+    frame_shape_label,
     group_rows,
     row_label,
     varying,
@@ -63,11 +64,12 @@ class _Made:
     entries: list[Entry] = field(default_factory=list)
     configs: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    shape: tuple[str, ...] = ()  # the problem's columns: a group's note names them all
 
 
 def run(request: FilesRequest) -> ModeResult:
     data = request.data
-    made = _Made()
+    made = _Made(shape=shape_keys(data.inputs, data.pivots))
     pivots = _groups_by(request)
     groupings: dict[int, Grouping] = {}
     for i, results in enumerate(data.inputs):
@@ -172,6 +174,7 @@ def _group(
     config = chosen_config(summary, common)
     if config is None:
         if request.sink is not None:
+            where = _whole_shape(grouping, g, made.shape) or where
             made.notes.append(f"{where}: no successful run; left out of {request.sink}")
         return
     if request.sink == "-o":
@@ -195,6 +198,17 @@ def chosen_config(
     else:
         config = summary.config if summary.best is not None else None
     return None if config is None else entry(config)
+
+
+def _whole_shape(grouping: Grouping, g: int, shape: Sequence[str]) -> str | None:
+    """``path [M=32/N=64/K=64]``: group ``g`` named by every column of the problem,
+    those the grouping left out because no input varies them (K) included; None
+    when the group is the whole file."""
+    if not grouping.values[g]:
+        return None
+    frame = grouping.part(g).frame
+    named = [c for c in shape if c in frame.columns]
+    return f"{grouping.results.path} [{frame_shape_label(frame, named)}]"
 
 
 def _pivots_first(config: dict[str, Any], pivots: Sequence[str]) -> dict[str, Any]:

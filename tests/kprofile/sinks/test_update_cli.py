@@ -491,3 +491,24 @@ def test_update_reports_first_and_the_summaries_only_with_verbose(
         *(f"== {path} ==" for path in RUN2),
         "== shapes: the best config of each (met (ms)) ==",
     ]
+
+
+def test_a_shape_where_every_run_failed_is_named_by_its_whole_problem(
+    tmp_path: Path, kb_write: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """K is one value in the whole file, so nothing groups by it; the note names it
+    all the same, as the shape it is (M=8/N=128/K=32, not M=8/N=128)."""
+    rows = [
+        {"$M": 8, "N": n, "K": 32, "BM": bm, "met (ms)": met}
+        for n, mets in ((64, (1.0, 2.0)), (128, (0.0, 0.0)))
+        for bm, met in zip((64, 128), mets)
+    ]
+    results = kb_write("two.pkl", rows)
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("params:\n- {M: 8, N: 64, K: 32, BM: 128}\n")
+    code, _, err = run(capsys, str(results), "--update", str(manifest))
+    assert code == 0, err
+    assert err.splitlines()[0] == (
+        f"{results} [M=8/N=128/K=32]: no successful run; left out of --update"
+    )
+    assert manifest.read_text() == "params:\n- {M: 8, N: 64, K: 32, BM: 64}\n"
