@@ -7,7 +7,8 @@ is summarized two ways: ``worst`` (the maximum over the shapes where v was measu
 ``geomean`` (their geometric mean). ``shapes`` counts the shapes where v was measured
 with a successful run; no number is invented for the others. ``fails`` counts the
 shapes where every run with P = v failed (kbench's record of failures, or a run
-without a valid measurement): the value fails there, so it is never the best value.
+without a valid measurement) and another config ran: the value fails there, so it is
+never the best value. A shape where nothing ran counts for no value.
 
 Ranking: a parameter's ``cost`` is the ``worst`` of its worst value, i.e. how much
 fixing the parameter to a bad value can cost on some shape. Parameters are ranked by
@@ -186,7 +187,8 @@ def _fails(
     failed: pd.DataFrame, code_of_config: pd.Series, ran: pd.Index, count: int
 ) -> np.ndarray:
     """For each of ``count`` value codes, the shapes where it has failed runs and no
-    successful one (``ran``: the (code, shape) pairs that ran)."""
+    successful one while another value ran (``ran``: the (code, shape) pairs that
+    ran)."""
     pairs = pd.DataFrame(
         {
             "code": code_of_config.reindex(failed["config"]).to_numpy(),
@@ -194,6 +196,8 @@ def _fails(
         }
     ).drop_duplicates()
     only = pairs[~pd.MultiIndex.from_frame(pairs).isin(ran)]
+    # a shape where nothing ran rules out no value: every value tried there failed
+    only = only[only["shape"].isin(ran.get_level_values("shape"))]
     return np.bincount(only["code"].to_numpy(dtype=np.int64), minlength=count)
 
 

@@ -137,6 +137,23 @@ def test_value_with_only_failed_runs_has_no_number() -> None:
     assert bm.cost == 1.25  # the unmeasured value does not decide the cost
 
 
+def test_a_shape_where_nothing_ran_rules_out_no_value() -> None:
+    """Shape 3 ran nothing: BM=128 was the one value tried there. It fails at no
+    shape where something ran, so it stays the best value; BM=64 fails at shape 2,
+    where BM=128 ran, and so cannot be."""
+    values = {
+        (1, 64, False): 1.2,
+        (1, 128, False): 1.0,
+        (2, 64, False): 0.0,  # failed, where BM=128 ran
+        (2, 128, False): 2.0,
+        (3, 128, False): 0.0,  # nothing ran at shape 3
+    }
+    result = run(grid(values, shapes=(1, 2, 3)))
+    bm = next(p for p in result.params if p.param == "BM")
+    assert [(v.value, v.fails) for v in bm.values] == [(64, 1), (128, 0)]
+    assert bm.best_value == 128
+
+
 def test_nan_is_a_value_of_its_own_and_sorts_last() -> None:
     df = pd.DataFrame(
         {
