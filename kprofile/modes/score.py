@@ -200,7 +200,7 @@ def score_sections(
     facts = head + score_facts(score, shape_cols, metric) + tail
     prefix = title.partition(":")[0]
     unscored = pd.concat([score.shapes[[STATUS, KIND]], rows], axis=1)
-    unscored = unscored[score.shapes[STATUS] != SCORED]
+    unscored = _none_for_no_id(unscored[score.shapes[STATUS] != SCORED])
     worst = counted(len(score.worst), "worst shape", "worst shapes")
     out = [
         Section("score", title, None, facts, notes=notes),
@@ -228,6 +228,14 @@ def score_sections(
             Section("score-shapes", title, None, (), every.reset_index(drop=True))
         )
     return out
+
+
+def _none_for_no_id(frame: pd.DataFrame) -> pd.DataFrame:
+    """The entry or config id -1 (none) shown as nothing, as the parameters are."""
+    ids = [c for c in (ENTRY, CONFIG) if c in frame.columns]
+    return frame.assign(
+        **{c: frame[c].astype("Int64").mask(frame[c].to_numpy() < 0) for c in ids}
+    )
 
 
 def _shape_rows(
