@@ -154,10 +154,14 @@ def unsure_note(inputs: Sequence[Results], found: Problem) -> str | None:
     rest = ",".join(p for p in found.keys if p not in found.unsure)
     where = inputs[0].path if len(inputs) == 1 else f"{len(inputs)} inputs"
     settle = f"-p {rest} takes {'it' if one else 'them'} as tuning; " if rest else ""
-    what = "is a problem size" if one else "are problem sizes"
+    what = (
+        "is a problem size or a tuning parameter"
+        if one
+        else ("are problem sizes or tuning parameters")
+    )
     return (
-        f"{where}: warning: cannot tell from the sweep whether {names} {what} or "
-        f"tuning parameters: taken as part of the shape {','.join(found.keys)}; "
+        f"{where}: warning: cannot tell from the sweep whether {names} {what}: "
+        f"taken as part of the shape {','.join(found.matched)}; "
         f"{settle}--spec SPEC.yaml (the spec kbench ran) tells"
     )
 
