@@ -64,12 +64,11 @@ class _Made:
     entries: list[Entry] = field(default_factory=list)
     configs: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    shape: tuple[str, ...] = ()  # the problem's columns: a group's note names them all
 
 
 def run(request: FilesRequest) -> ModeResult:
     data = request.data
-    made = _Made(shape=shape_keys(data.inputs, data.pivots))
+    made = _Made()
     pivots = _groups_by(request)
     groupings: dict[int, Grouping] = {}
     for i, results in enumerate(data.inputs):
@@ -86,6 +85,7 @@ def run(request: FilesRequest) -> ModeResult:
                 advance(1)
         if selected:
             made.entries += _records(results, np.concatenate(selected))
+    made.notes += _whole_file_notes(request)
     shapes = shapes_section(data, groupings)
     if shapes is not None:
         made.sections.append(shapes)
@@ -174,7 +174,7 @@ def _group(
     config = chosen_config(summary, common)
     if config is None:
         if request.sink is not None:
-            where = _whole_shape(grouping, g, made.shape) or where
+            where = _whole_shape(grouping, g, request.data) or where
             made.notes.append(f"{where}: no successful run; left out of {request.sink}")
         return
     if request.sink == "-o":
@@ -200,14 +200,30 @@ def chosen_config(
     return None if config is None else entry(config)
 
 
-def _whole_shape(grouping: Grouping, g: int, shape: Sequence[str]) -> str | None:
+def _whole_file_notes(request: FilesRequest) -> list[str]:
+    """``-o`` without ``-p`` writes one entry per file, as Modular's kprofile does:
+    where a file holds several shapes, a line that says so and names the ``-p``
+    that writes one per shape."""
+    data = request.data
+    if request.sink != "-o" or data.pivots:
+        return []
+    shape = shape_keys(data.inputs)
+    return [
+        f"{r.path}: note: -o writes one entry for the whole file, its best over all "
+        f"its shapes; -p {','.join(shape)} writes one per shape"
+        for r in data.inputs
+        if varying(r, shape)
+    ]
+
+
+def _whole_shape(grouping: Grouping, g: int, data: Data) -> str | None:
     """``path [M=32/N=64/K=64]``: group ``g`` named by every column of the problem,
     those the grouping left out because no input varies them (K) included; None
     when the group is the whole file."""
     if not grouping.values[g]:
         return None
     frame = grouping.part(g).frame
-    named = [c for c in shape if c in frame.columns]
+    named = [c for c in shape_keys(data.inputs, data.pivots) if c in frame.columns]
     return f"{grouping.results.path} [{frame_shape_label(frame, named)}]"
 
 

@@ -100,6 +100,22 @@ def test_the_best_config_of_each_problem_is_written_per_problem(
     assert [{k: e[k] for k in keys} for e in written] == best[keys].to_dict("records")
 
 
+def test_o_without_p_says_its_one_entry_is_over_every_shape(
+    real: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-o writes one entry per file (Modular's kprofile's -o); on a file of several
+    problems stderr says so, with the -p that writes one per problem."""
+    code, _, err = run(capsys, "G/out.pkl", "-o", "whole")
+    assert code == 0, err
+    assert len(yaml.safe_load(Path("whole.yaml").read_text())["params"]) == 1
+    assert err == (
+        "G/out.pkl: note: -o writes one entry for the whole file, its best over all "
+        "its shapes; -p M,N,K writes one per shape\nwrote whole.yaml (1 entry)\n"
+    )
+    code, _, err = run(capsys, "G/out.pkl", "-p", "M,N,K", "-o", "each")
+    assert (code, err) == (0, f"wrote each.yaml ({_problems('G/out.csv')} entries)\n")
+
+
 def test_p_that_leaves_out_a_problem_size_says_so(
     real: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
