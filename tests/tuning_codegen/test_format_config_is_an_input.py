@@ -237,3 +237,23 @@ def test_a_commit_touching_no_formatted_table_ignores_its_configuration(
     git(formatted, "add", "docs/notes.txt")
     assert run_codegen(["--hook", "--check"], capsys) == (0, "", "")
     assert run_codegen(["--check"], capsys)[0] == 1  # the working tree's verdict
+
+
+def test_a_configuration_outside_the_sparse_checkout_is_refused(
+    formatted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = "src/pyproject.toml"
+    (formatted / config).write_text(CONFIGS[config][0])
+    git(formatted, "add", config)
+    git(formatted, "commit", "-q", "--no-verify", "-m", "ruff's settings")
+    git(formatted, "sparse-checkout", "set", "--no-cone", "/*", f"!/{config}")
+    assert not (formatted / config).exists()
+    (formatted / "m.yaml").write_text("params:\n- {M: 256, N: 2112, NAME: wide}\n")
+    git(formatted, "add", "m.yaml")
+    program, table = OWNER[config]
+    hook_refuses(
+        formatted,
+        capsys,
+        f"{config}: error: staged, but outside the sparse checkout, but {program} "
+        f"{WHY.replace('{}', table)}: add it to the checkout (git sparse-checkout add)\n",
+    )

@@ -12,8 +12,8 @@ written:
 - on disk but not in the index (untracked, or ignored by git: the formatter reads
   an ignored file all the same, and a clone has none of it): stage it, or move it
   away;
-- in the index but not on disk (deleted, or outside a sparse checkout): restore it,
-  or stage its removal;
+- in the index but not on disk: restore it, or stage its removal (outside a sparse
+  checkout: add it to the checkout);
 - in both, different (an unstaged edit, a name only marked ``git add -N``): stage it,
   or stash the difference (``git stash --keep-index``).
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from tuning_codegen.commit.index import index_entries
-from tuning_codegen.commit.names import relative
+from tuning_codegen.commit.index import Entry, index_entries
+from tuning_codegen.commit.names import relative, stage_zero
 from tuning_codegen.commit.snapshot import Commit
 from tuning_codegen.errors import InputError, InputErrors
 from tuning_codegen.formatinputs import format_inputs
@@ -47,7 +47,7 @@ def refuse_configuration_not_committed(commit: Commit, tables: Iterable[Table]) 
     found, modified = index_entries(root, sorted(uses), modified=True)
     errors = []
     for name, use in sorted(uses.items()):
-        problem = _problem(name, name in found, name in modified, root)
+        problem = _problem(name, found.get(name, []), name in modified, root)
         if problem is not None:
             shown = short_path(os.path.join(root, name))
             message = f"{problem}, but {use}: {_WHAT_TO_DO[problem]}"
@@ -75,18 +75,21 @@ def _configuration_files(commit: Commit, tables: Iterable[Table]) -> dict[str, s
 
 UNTRACKED = "not in the commit (untracked, or ignored by git)"
 MISSING = "staged, but not in the working tree"
+SPARSE = "staged, but outside the sparse checkout"
 DIFFERS = "staged with other content than the working tree's"
 _WHAT_TO_DO = {
     UNTRACKED: "git add it (git add -f if ignored), or move it out of the repository",
     MISSING: "restore it (git checkout -- PATH), or stage its removal (git rm)",
+    SPARSE: "add it to the checkout (git sparse-checkout add)",
     DIFFERS: "git add it, or stash the difference (git stash --keep-index)",
 }
 
 
-def _problem(name: str, staged: bool, modified: bool, root: str) -> str | None:
+def _problem(name: str, entries: list[Entry], modified: bool, root: str) -> str | None:
     on_disk = os.path.lexists(os.path.join(root, name))
-    if not staged:
+    if not entries:
         return UNTRACKED if on_disk else None
     if not on_disk:
-        return MISSING
+        entry = stage_zero(entries)
+        return SPARSE if entry is not None and entry.skip_worktree else MISSING
     return DIFFERS if modified else None
