@@ -6,9 +6,9 @@ Most commits touch no tuning table, and the published hooks run on every one of 
 here without click or the pipeline: the registry is read from the index, every
 registered file is checked to be in the commit, and when neither the changes git has
 staged (against each parent of a merge) nor the FILES touch a table there is nothing
-to do. Anything else, or any problem found on the way, goes to the full command
-(``tuning_codegen.command``), which reports it (without ``--hook``, a named file no
-table has is an error there).
+to do. Anything else, or any problem found on the way (a bug too), goes to the full
+command (``tuning_codegen.command``), which reports it under the error policy
+(without ``--hook``, a named file no table has is an error there).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ def nothing_to_do(args: Sequence[str]) -> bool:
         return not hook_tables(commit, commit.registry.tables, request.files)
     except (InputError, InputErrors):
         return False  # the full command finds it again and reports it
+    except Exception:  # a bug: the full command meets it too, and reports it as one
+        return False  # line and exit 3 under the error policy, never a traceback
 
 
 def main(argv: Sequence[str] | None = None) -> int:

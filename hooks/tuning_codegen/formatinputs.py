@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from tuning_codegen.filenames import os_name
 from tuning_codegen.paths import parents
 from tuning_codegen.table import FILE_PLACEHOLDER, PATH_PLACEHOLDER
 
@@ -70,7 +71,10 @@ def named_files(argv: Sequence[str], root: str) -> list[str]:
         value = arg.rpartition("=")[2].removeprefix("file:")
         if not value or value.startswith("-"):
             continue
-        path = os.path.normpath(os.path.join(root, value))
+        try:
+            path = os.path.normpath(os.path.join(root, os_name(value)))
+        except UnicodeEncodeError:  # a lone surrogate: no file's name
+            continue
         inside = path.startswith(root.rstrip(os.sep) + os.sep)
         if inside and os.path.isfile(path):
             found.append(path)

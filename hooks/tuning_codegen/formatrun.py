@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from tuning_codegen.errors import InputError, one_line
+from tuning_codegen.filenames import os_name
 from tuning_codegen.process import (
     OutputTooLarge,
     TimedOut,
@@ -120,9 +121,12 @@ def _not_installed(formatter: Formatter, target: Target) -> InputError:
 
 
 def _arguments(formatter: Formatter, target: Target, copy: str | None) -> list[str]:
+    """The command's arguments as the OS takes them (``filenames.os_name``: written
+    as text in the registry, a name in one is the file's UTF-8 bytes), with the
+    target's path and its copy's (names the OS gave) for the placeholders."""
     out = []
     for arg in formatter.argv:
-        arg = arg.replace(PATH_PLACEHOLDER, target.relative)
+        arg = os_name(arg).replace(PATH_PLACEHOLDER, target.relative)
         if copy is not None:
             arg = arg.replace(FILE_PLACEHOLDER, copy)
         out.append(arg)

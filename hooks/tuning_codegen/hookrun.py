@@ -2,7 +2,9 @@
 
 Every file a touched table reads, its target included, is read as staged
 (``commit.snapshot.IndexFiles``), and the tables touched are those of git's changes
-(``commit.changed``), so the verdict is the commit's under any hook runner.
+(``commit.changed``), so the verdict is the commit's under any hook runner; a
+formatter's configuration, read from the working tree, must be the commit's too
+(``commit.formatconfig``).
 ``--check`` prints the diff of the staged target and exits 1. Otherwise the regions
 are regenerated **in the working tree**: spliced into the file as it is there, so its
 unstaged changes outside the regions stay (a working copy whose unstaged changes
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tuning_codegen.commit.formatconfig import refuse_configuration_not_committed
 from tuning_codegen.commit.snapshot import Commit, IndexFiles, hook_tables
 from tuning_codegen.errors import EXIT_OK, EXIT_STALE, InputError, InputErrors
 from tuning_codegen.flags import Request
@@ -47,6 +50,7 @@ def run_hook(
     touched = hook_tables(commit, tables, request.files)
     if not touched:
         return EXIT_OK
+    refuse_configuration_not_committed(commit, touched)
     registry = commit.registry
     files = IndexFiles(commit)
     files.prefetch(touched)

@@ -13,13 +13,15 @@
 
 ``one_line`` and ``quote_path`` are how every string from an input is printed;
 ``UNSAFE_IN_SOURCE`` is what the code generator refuses to write into a source file.
-Standard library only (``re``, which PyYAML imports anyway): the hook's no-op path
-imports this.
+Standard library only (``re``, which PyYAML imports anyway, and ``filenames``): the
+hook's no-op path imports this.
 """
 
 from __future__ import annotations
 
 import re
+
+from tuning_codegen.filenames import text_name
 
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 CONTROLS = frozenset(
@@ -151,13 +153,16 @@ def one_line(text: str) -> str:
 
 
 def quote_path(path: str) -> str:
-    """``path`` as git prints it (``core.quotePath``): unchanged when every character
-    is printable and none is ``"`` or a backslash; else in double quotes, with C
-    escapes (newline as backslash-n, tab as backslash-t, ...) and octal for the bytes
-    of other unprintable characters (invisible ones and the undecodable bytes of a
-    file name included). A name that would make a workflow command of its line
-    (``##[``, or ``::`` first) is quoted too, the ``[`` of ``##[`` in octal. The one
-    spelling of a path in output: no file name can start a line of it."""
+    """``path`` (a name as the OS gives it, read as the UTF-8 text it is in any
+    locale: ``filenames.text_name``) as git prints it (``core.quotePath``):
+    unchanged when every character is printable and none is ``"`` or a backslash;
+    else in double quotes, with C escapes (newline as backslash-n, tab as
+    backslash-t, ...) and octal for the bytes of other unprintable characters
+    (invisible ones and the undecodable bytes of a file name included). A name that
+    would make a workflow command of its line (``##[``, or ``::`` first) is quoted
+    too, the ``[`` of ``##[`` in octal. The one spelling of a path in output: no
+    file name can start a line of it."""
+    path = text_name(path)
     command = OLD_COMMAND in path or path.lstrip().startswith("::")
     if not command and not any(unprintable(c) or c in '"\\' for c in path):
         return path

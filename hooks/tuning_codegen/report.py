@@ -3,7 +3,8 @@
 The CLI makes one and passes it down; the pipeline tells it what happened (targets
 written, targets checked, a table listing, errors) and returns the exit code, which the
 reporter hears last. Every path printed goes through ``quote_path``, so no file name
-can start a line of output (a workflow command in a CI log, say).
+can start a line of output (a workflow command in a CI log, say); a JSON document
+holds each path as text (``filenames.text_name``), whatever the locale.
 
 - ``text``: ``regenerated PATH (tables: ...)``, unified diffs, the listing; errors are
   the ``path:line: error:`` lines the error policy prints on stderr.
@@ -41,6 +42,7 @@ from tuning_codegen.annotate import (
 )
 from tuning_codegen.diff import unified_diff
 from tuning_codegen.errors import InputError, InputWarning, quote_path
+from tuning_codegen.filenames import text_name
 from tuning_codegen.generate import TargetUpdate
 from tuning_codegen.hunknames import EntryNames
 from tuning_codegen.printable import escape_commands, escape_json
@@ -216,7 +218,7 @@ class JsonReporter:
             names = EntryNames(update) if update.stale else None
             for table in update.tables:
                 row: dict[str, Any] = {"name": table.name}
-                row["target"] = shown(table.target)
+                row["target"] = text_name(shown(table.target))
                 if table in update.stale_tables:
                     row["status"] = changed
                     row["line"], row["entry"] = first_change(update, table, names)
@@ -225,7 +227,7 @@ class JsonReporter:
                 self.tables.append(row)
             if update.stale:
                 record: dict[str, Any] = {
-                    "path": shown(update.path),
+                    "path": text_name(shown(update.path)),
                     "status": changed,
                     "tables": [t.name for t in update.stale_tables],
                 }
@@ -244,7 +246,7 @@ class JsonReporter:
 
     def listed(self, rows: Sequence[Row]) -> None:
         for row in rows:
-            record: dict[str, Any] = {"name": row.name, "target": row.target}
+            record: dict[str, Any] = {"name": row.name, "target": text_name(row.target)}
             record["status"] = "error" if row.error is not None else row.status
             if row.error is not None:
                 record["error"] = _error(row.error)
@@ -255,8 +257,9 @@ class JsonReporter:
 
     def warned(self, warning: InputWarning) -> None:
         where = warning.location
+        path = text_name(where.path)
         self.warnings.append(
-            {"path": where.path, "line": where.line, "message": warning.message}
+            {"path": path, "line": where.line, "message": warning.message}
         )
 
     def finish(self, code: int) -> None:
@@ -275,7 +278,7 @@ class JsonReporter:
 
 def _error(error: InputError) -> dict[str, Any]:
     return {
-        "path": error.location.path,
+        "path": text_name(error.location.path),
         "line": error.location.line,
         "message": error.message,
     }

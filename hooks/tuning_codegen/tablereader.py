@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from tuning_codegen.errors import InputError
+from tuning_codegen.filenames import os_name
 from tuning_codegen.languages import DEFAULT_INDENT, LANGUAGES
 from tuning_codegen.manifest import (
     MAP_TAG,
@@ -234,9 +235,17 @@ def _formatter(
 
 def _placed(value: str, where: Where) -> tuple[str, str, str | None]:
     """A registered path as shown, resolved, and why it may not be used (each value
-    worked out once: tables share snippets and targets)."""
+    worked out once: tables share snippets and targets). The path is in the OS's
+    form (``filenames.os_name``) from here on."""
     if value not in where.placed:
-        full = os.path.normpath(os.path.join(where.folder, value))
+        try:
+            name = os_name(value)
+        except UnicodeEncodeError as exc:
+            char = f"U+{ord(value[exc.start]):04X}"
+            refused = f"holds {char}, which no file name can hold"
+            where.placed[value] = (value, value, refused)
+            return where.placed[value]
+        full = os.path.normpath(os.path.join(where.folder, name))
         real = where.resolve(full)
         problem = placement_problem(full, where.root, real)
         where.placed[value] = (short_path(full, where.cwd), real, problem)

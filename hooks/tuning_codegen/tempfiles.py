@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+from tuning_codegen.filenames import os_name
+
 TEMP_MARK = ".tuning-codegen-"
 TEMP_SUFFIX = ".tmp"
 
@@ -22,7 +24,7 @@ def _temp_prefix(name: str) -> str:
         return f".{name}"
     digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:10]
     room = MAX_NAME_BYTES - _TEMP_EXTRA - len(digest) - 1
-    cut = os.fsencode(name)[:room].decode("utf-8", errors="ignore")
+    cut = os_name(os.fsencode(name)[:room].decode("utf-8", errors="ignore"))
     return f".{cut}~{digest}"
 
 

@@ -145,3 +145,115 @@ def test_a_file_the_command_names_is_an_input(tmp_path: Path) -> None:
     assert format_inputs(argv, root, root)[-1:] == [f"{root}/tools/clang.yaml"]
     argv = ["yapf", "--style=tools/yapf.cfg", "../outside.cfg", "{file}"]
     assert format_inputs(argv, root, root) == [f"{root}/tools/yapf.cfg"]
+
+
+# --- the hook formats with the configuration the commit holds, or refuses ---------
+
+WHY = "reads it to format the region of table '{}', so the verdict would not be the commit's"
+UNTRACKED = (
+    "{path}: error: not in the commit (untracked, or ignored by git), but {program} "
+    f"{WHY}: git add it (git add -f if ignored), or move it out of the repository\n"
+)
+DIFFERS = (
+    "{path}: error: staged with other content than the working tree's, but {program} "
+    f"{WHY}: git add it, or stash the difference (git stash --keep-index)\n"
+)
+MISSING = (
+    "{path}: error: staged, but not in the working tree, but {program} "
+    f"{WHY}: restore it (git checkout -- PATH), or stage its removal (git rm)\n"
+)
+OWNER = {"ruff.toml": ("ruff", "py"), "src/pyproject.toml": ("ruff", "py"),
+         ".clang-format": ("clang-format", "cc")}  # fmt: skip
+
+
+def refusal(template: str, config: str) -> str:
+    program, table = OWNER[config]
+    return template.replace("{}", table).format(path=config, program=program)
+
+
+def hook_refuses(root: Path, capsys: pytest.CaptureFixture[str], err: str) -> None:
+    """``--hook --check`` and ``--hook`` both exit 2 with ``err``; nothing written."""
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    for args in (["--hook", "--check"], ["--hook"]):
+        assert run_codegen(args, capsys) == (2, "", err), args
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+def retune_with(
+    root: Path, capsys: pytest.CaptureFixture[str], config: str, text: str
+) -> None:
+    """``config`` written with ``text``, the manifest retuned, the targets
+    regenerated with that configuration in the working tree and staged with the
+    manifest (the configuration itself left alone)."""
+    (root / config).write_text(text)
+    (root / "m.yaml").write_text("params:\n- {M: 256, N: 2112, NAME: wide}\n")
+    assert run_codegen([], capsys)[0] == 0
+    git(root, "add", "m.yaml", "src/t.py", "src/t.cc")
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_an_untracked_configuration_is_refused(
+    formatted: Path, capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    """Before, the commit passed while a clone's --check of it failed."""
+    retune_with(formatted, capsys, config, CONFIGS[config][0])
+    hook_refuses(formatted, capsys, refusal(UNTRACKED, config))
+    git(formatted, "add", config)
+    assert run_codegen(["--hook", "--check"], capsys) == (0, "", "")
+
+
+def test_an_ignored_configuration_is_refused_as_untracked(
+    formatted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (formatted / ".gitignore").write_text("ruff.toml\n")
+    git(formatted, "add", ".gitignore")
+    retune_with(formatted, capsys, "ruff.toml", CONFIGS["ruff.toml"][0])
+    hook_refuses(formatted, capsys, refusal(UNTRACKED, "ruff.toml"))
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_a_configuration_staged_with_other_content_is_refused(
+    formatted: Path, capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    """Staged with one content, the working tree's copy put back: before, the hook
+    formatted with the working tree's and passed a region stale under the
+    staged one."""
+    (formatted / config).write_text(CONFIGS[config][0])
+    git(formatted, "add", config)
+    (formatted / config).write_text("# as it was\n")
+    hook_refuses(formatted, capsys, refusal(DIFFERS, config))
+    (formatted / config).unlink()
+    hook_refuses(formatted, capsys, refusal(MISSING, config))
+    git(formatted, "checkout", "--", config)
+    code, out, _ = run_codegen(["--hook", "--check"], capsys)
+    assert code == 1 and CONFIGS[config][1] in out
+
+
+def test_a_commit_touching_no_formatted_table_ignores_its_configuration(
+    formatted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (formatted / "ruff.toml").write_text(CONFIGS["ruff.toml"][0])  # untracked
+    (formatted / "docs/notes.txt").write_text("Other notes.\n")
+    git(formatted, "add", "docs/notes.txt")
+    assert run_codegen(["--hook", "--check"], capsys) == (0, "", "")
+    assert run_codegen(["--check"], capsys)[0] == 1  # the working tree's verdict
+
+
+def test_a_configuration_outside_the_sparse_checkout_is_refused(
+    formatted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = "src/pyproject.toml"
+    (formatted / config).write_text(CONFIGS[config][0])
+    git(formatted, "add", config)
+    git(formatted, "commit", "-q", "--no-verify", "-m", "ruff's settings")
+    git(formatted, "sparse-checkout", "set", "--no-cone", "/*", f"!/{config}")
+    assert not (formatted / config).exists()
+    (formatted / "m.yaml").write_text("params:\n- {M: 256, N: 2112, NAME: wide}\n")
+    git(formatted, "add", "m.yaml")
+    program, table = OWNER[config]
+    hook_refuses(
+        formatted,
+        capsys,
+        f"{config}: error: staged, but outside the sparse checkout, but {program} "
+        f"{WHY.replace('{}', table)}: add it to the checkout (git sparse-checkout add)\n",
+    )

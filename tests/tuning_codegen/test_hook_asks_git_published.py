@@ -19,7 +19,13 @@ from hook_scenarios import (
     link_a_manifest_folder,
     retarget,
 )
-from support import REG, install_published, published_config, status_line
+from support import (
+    REG,
+    SCRIPT,
+    install_published,
+    published_config,
+    status_line,
+)
 
 pytestmark = pytest.mark.slow  # pre-commit builds the published hook's environment
 
@@ -122,6 +128,35 @@ def test_a_commit_of_the_formatters_configuration_alone_is_judged(
     assert done.returncode != 0, done.stdout
     assert status_line(done.stdout, CHECK) == "Failed"
     assert "+    Config(m=64, fast=False, extra='wide'),\n" in done.stdout
+
+
+def test_an_untracked_formatter_configuration_is_refused_under_pre_commit(
+    codegen_repo: Any, pre_commit_home: Path, published: tuple[Path, str]
+) -> None:
+    """pre-commit stashes unstaged edits, never untracked files: before, a region
+    regenerated with an untracked ruff.toml was committed, and a clone's --check of
+    the commit failed."""
+    codegen_repo.edit(REG, "    language: python\n", RUFF_TABLE)
+    codegen_repo.edit(REG, '    indent: "    "\n', "")
+    codegen_repo.commit_all("the Python table formatted by ruff")
+    hooked = hooked_with(
+        codegen_repo, pre_commit_home, published, "tuning-codegen-check"
+    )
+    codegen_repo.path("ruff.toml").write_text('[format]\nquote-style = "single"\n')
+    codegen_repo.edit("python/tuning_small.yaml", "M: 64", "M: 128")
+    assert hooked.run(SCRIPT).returncode == 0
+    codegen_repo.git("add", "python/tuning_small.yaml", PY)
+    start = hooked.head()
+    done = hooked.commit("retuned")
+    assert done.returncode != 0, done.stdout
+    assert hooked.head() == start
+    assert status_line(done.stdout, CHECK) == "Failed"
+    assert (
+        "ruff.toml: error: not in the commit (untracked, or ignored by git), but ruff "
+        "reads it to format the region of table 'small-py', so the verdict would not "
+        "be the commit's: git add it (git add -f if ignored), or move it out of the "
+        "repository\n"
+    ) in done.stdout
 
 
 def test_a_formatter_the_repository_ships_never_runs_from_the_hook(

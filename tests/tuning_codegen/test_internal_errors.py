@@ -31,6 +31,11 @@ from tuning_codegen.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
 
+# The same bug on the hook's quick path (``cli.nothing_to_do``) and in its full run.
+PLANT_HOOK = PLANT_CODEGEN.replace(
+    "tuning_codegen.generate", "tuning_codegen.commit.snapshot"
+).replace(".plan = broken", ".hook_tables = broken")
+
 PLANT_KPROFILE = """\
 import sys
 import kprofile.run
@@ -62,6 +67,18 @@ def run_planted(
 def test_codegen_bug_is_exit_3_and_one_line(codegen_repo: object) -> None:
     root = Path.cwd()
     done = run_planted(PLANT_CODEGEN, ["--check"], root)
+    assert (done.returncode, done.stdout) == (3, "")
+    assert done.stderr == (
+        "tuning-codegen: internal error: KeyError: 'planted\\nbug'; please report it\n"
+    )
+
+
+@pytest.mark.parametrize("args", [["--hook"], ["--hook", "--check"]])
+def test_a_bug_on_the_hooks_quick_path_is_exit_3_and_one_line(
+    codegen_repo: object, args: list[str]
+) -> None:
+    """Before, the quick path let it through: a traceback, exit 1."""
+    done = run_planted(PLANT_HOOK, args, Path.cwd())
     assert (done.returncode, done.stdout) == (3, "")
     assert done.stderr == (
         "tuning-codegen: internal error: KeyError: 'planted\\nbug'; please report it\n"

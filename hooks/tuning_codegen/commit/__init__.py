@@ -12,6 +12,7 @@ hook runner passes or filters. Every question put to git lives here:
   merge), whatever the runner passes;
 - ``since``: what changed since a revision (``--since``);
 - ``touched``: the one rule of which tables a change touches (links, formatters);
+- ``formatconfig``: whether a formatter's configuration on disk is the commit's;
 - ``runner``: what the hook runner passes (a hook's options and file names).
 
 Nothing is imported here: a hook run that touches no table loads only the modules

@@ -171,7 +171,7 @@ def read_staged(root: str, name: str, shown: str) -> bytes | None:
     the index has none (or ``name`` holds a line break, which the query cannot)."""
     if "\n" in name or "\r" in name:
         return None
-    query = f":{name}\n".encode("utf-8", "surrogateescape")
+    query = os.fsencode(f":{name}\n")  # the name's bytes, as the OS has them
     limit = MAX_BYTES + len(query) + 128
     try:
         out = git_output(
