@@ -26,6 +26,7 @@ from tuning_codegen.errors import (
     heard_by,
 )
 from tuning_codegen.flags import BAZEL, FLAGS, REGISTRY, SINGLE, Flag, Request
+from tuning_codegen.mdreport import MarkdownReporter
 from tuning_codegen.report import REPORTERS, Reporter
 from tuning_codegen.run import run_registry, run_single
 from tuning_codegen.single import SINGLE_FLAGS, NameValue, single_table
@@ -111,7 +112,9 @@ def dispatch(request: Request) -> int:
     if mode == BAZEL:
         assert request.import_bazel is not None
         return print_imported_registry(request.import_bazel)
-    reporter = REPORTERS[request.fmt](quiet=request.quiet)
+    reporter = {**REPORTERS, "markdown": MarkdownReporter}[request.fmt](
+        quiet=request.quiet
+    )
     if mode == SINGLE:
         return reported(reporter, lambda: _one_table(request, reporter))
     return reported(reporter, lambda: run_registry(request, os.getcwd(), reporter))

@@ -21,7 +21,12 @@ REGISTRY = "registry"
 SINGLE = "single"
 BAZEL = "bazel"
 OUTPUT = "output"  # how results are shown: any mode but --import-bazel
-FORMATS = ("github", "json", "text")  # the reporters of tuning_codegen.report
+FORMATS = (
+    "github",
+    "json",
+    "markdown",
+    "text",
+)  # the reporters of tuning_codegen.report
 
 
 class Flag(NamedTuple):
@@ -195,7 +200,9 @@ FLAGS: tuple[Flag, ...] = (
         "choice",
         "github: also print a GitHub Actions ::error command for each stale region "
         "and each error, so a pull request shows it on its line. json: one document "
-        "on stdout (tables, status, diffs, errors with path and line).",
+        "on stdout (tables, status, diffs, errors with path and line). markdown: the "
+        "report as Markdown (each stale region's entry, the diffs fenced), for a "
+        "pull request comment or >> $GITHUB_STEP_SUMMARY.",
         OUTPUT,
         choices=FORMATS,
         default="text",

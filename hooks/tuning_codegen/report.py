@@ -10,6 +10,8 @@ holds each path as text (``filenames.text_name``), whatever the locale.
   the ``path:line: error:`` lines the error policy prints on stderr.
 - ``github``: the same, plus a GitHub Actions ``::error`` command per stale region
   (before the diffs) and per error, and a ``::warning`` per warning, on stdout.
+- ``markdown``: the same as a Markdown document (``mdreport``), for a pull request
+  comment or a job summary.
 - ``json``: one document on stdout at the end, for a CI tool or an editor::
 
     {"format": "tuning-codegen-report", "version": 1, "exit_code": 1,
@@ -289,4 +291,4 @@ REPORTERS: dict[str, Callable[..., Reporter]] = {
     "text": TextReporter,
     "github": GithubReporter,
     "json": JsonReporter,
-}
+}  # and markdown (``mdreport``), which builds on text

@@ -85,6 +85,67 @@ def test_github_and_json_name_the_entry_of_each_stale_region(codegen_repo: Any) 
     ]
 
 
+FENCE = re.compile(r"^(`{3,})diff\n(.*?)^\1$", re.MULTILINE | re.DOTALL)
+
+
+def test_markdown_names_the_entry_of_each_stale_region_and_hunk(
+    codegen_repo: Any, tmp_path: Path
+) -> None:
+    """A bullet per stale region with its first changed line and entry, and each
+    file's diff fenced, its hunks named as text's are and applying as they do."""
+    retune(codegen_repo)
+    done = tool("--check", "--format", "markdown")
+    assert done.returncode == 1, done.stderr
+    out = done.stdout
+    assert out.startswith("### tuning-codegen: 3 stale regions in 2 files\n")
+    bullets = re.findall(
+        r"^- stale: `([^`]+)`, table `([^`]+)`, in `([^`]+)`$", out, re.M
+    )
+    assert [(t, e) for _, t, e in bullets] == [
+        ("sm100-bf16", NAMED[MOJO][0][1:]),
+        ("sm100-ranged", NAMED[MOJO][1][1:]),
+        ("small-py", NAMED[PY][0][1:]),
+    ]
+    text = tool("--check").stdout
+    removed = _removed_lines(text)
+    for where, _, _ in bullets:  # each names a line the text diff takes out
+        path, line = where.rsplit(":", 1)
+        assert int(line) in removed[path], where
+    blocks = [b for _, b in FENCE.findall(out)]
+    assert [HEADER.findall(b) for b in blocks] == [NAMED[MOJO], NAMED[PY]]
+    assert "".join(blocks) == text.split("3 stale regions")[0]
+    quiet = tool("--check", "--format", "markdown", "-q").stdout
+    assert "```" not in quiet and quiet.count("\n- stale: ") == 3
+
+
+def _removed_lines(diff: str) -> dict[str, set[int]]:
+    """Per file of a unified diff, the old lines it takes out."""
+    out: dict[str, set[int]] = {}
+    old, lines = 0, set()
+    for line in diff.splitlines():
+        if line.startswith("+++ b/"):
+            lines = out.setdefault(line[6:], set())
+        elif line.startswith("@@ "):
+            old = int(line.split()[1][1:].split(",")[0])
+        elif line.startswith("-") and not line.startswith("---"):
+            lines.add(old)
+            old += 1
+        elif line.startswith(" "):
+            old += 1
+    return out
+
+
+def test_markdown_shows_every_name_as_code(tmp_path: Path) -> None:
+    """A name with backticks, a pipe or Markdown in it stays code: the span's
+    backticks outnumber the name's."""
+    from tuning_codegen.mdreport import code, fenced
+
+    assert code("a`b") == "``a`b``"
+    assert code("`x`") == "`` `x` ``"
+    assert code("[x](http://e) <b>") == "`[x](http://e) <b>`"
+    assert fenced("```\n", "diff") == "````diff\n```\n````\n"
+
+
 def test_diffs_with_named_hunks_apply_with_git_and_patch(
     codegen_repo: Any, tmp_path: Path
 ) -> None:

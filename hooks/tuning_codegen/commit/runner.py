@@ -72,7 +72,7 @@ def _option_tokens(args: Sequence[str], index: int) -> int:
 def parse_fast(args: Sequence[str]) -> Request | None:
     """The request of a hook run that a quick answer can serve (``--hook`` and only
     flags a pre-commit hook's ``args:`` take: ``--check``, ``-q``, ``--config``,
-    ``--format text|github``), or None for anything else: click parses that."""
+    ``--format text|github|markdown``), or None for anything else: click parses that."""
     if not hook_mode(args):
         return None
     options, files = split(args, hook=True)
@@ -94,7 +94,7 @@ def parse_fast(args: Sequence[str]) -> Request | None:
                 value = options[index]
             else:
                 return None
-            if flag.kind == "choice" and value not in ("text", "github"):
+            if flag.kind == "choice" and value not in ("text", "github", "markdown"):
                 return None  # json prints a document even for nothing to do
             values[flag.field] = value
         else:
