@@ -2,8 +2,8 @@
 
 Most commits touch no tuning table, and the published hooks run on every one of them
 (``always_run``). So a hook run (``--hook`` with the flags a hook's ``args:`` take:
-``--check``, ``-q``, ``--config PATH``, ``--format text|github|markdown``) is first answered
-here without click or the pipeline: the registry is read from the index, every
+``--check``, ``-q``, ``--config PATH``, ``--format text|github|markdown``) is first
+answered here without click or the pipeline: the registry is read from the index, every
 registered file is checked to be in the commit, and when neither the changes git has
 staged (against each parent of a merge) nor the FILES touch a table there is nothing
 to do. Anything else, or any problem found on the way (a bug too), goes to the full
