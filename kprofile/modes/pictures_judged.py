@@ -12,6 +12,7 @@ light: the mode table imports it through the mode modules.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -83,35 +84,56 @@ def _ranges(data: RangePoints) -> Figure:
 
 def diff_pictures(rows: pd.DataFrame, metric: Metric) -> list[Picture]:
     """``-d``'s rows (one per shape and file, the baseline first) as kplot's grouped
-    bars: each file's best per shape, and its ratio to the baseline's."""
+    bars: each file's best per shape, and its ratio to the baseline's, for the
+    shapes a later run measured (a shape only one run has is compared with nothing).
+    A run without the shape is ``not run``; one where every config failed,
+    ``failed``."""
     from kprofile.render.charts.bars import Grouped  # start-up: charts
 
-    files = list(dict.fromkeys(f.removesuffix(" (baseline)") for f in rows["file"]))
-    shapes = list(dict.fromkeys(rows["shape"]))
+    baseline = rows["file"].str.endswith(" (baseline)").to_numpy()
     named = rows.assign(file=[f.removesuffix(" (baseline)") for f in rows["file"]])
-    best = named.pivot_table(
-        index="file",
-        columns="shape",
-        aggfunc="first",
-        values=f"best {metric.column}",
-        dropna=False,
-    )
-    ratio = named.pivot_table(index="file", columns="shape", values="ratio",
-                              aggfunc="first", dropna=False)  # fmt: skip
-    best = best.reindex(index=files, columns=shapes)
-    ratio = ratio.reindex(index=files[1:], columns=shapes)
+    files = list(dict.fromkeys(named["file"]))
+    shapes = list(dict.fromkeys(named["shape"]))
+    best, why = _by_file_and_shape(named, f"best {metric.column}", files, shapes)
     question = "better" if metric.higher_is_better else "faster"
     bests = Grouped(f"Which run is {question} at each shape? (each run's best)",
-                    tuple(shapes), best.to_numpy(dtype=np.float64), tuple(files),
-                    metric.column)  # fmt: skip
-    ratios = Grouped(f"Is each shape's best slower than in {files[0]}? (ratio of "
-                     "the bests; above 1.0: worse)", tuple(shapes),
-                     ratio.to_numpy(dtype=np.float64), tuple(files[1:]), "ratio",
-                     ratio=True, first_colour=1)  # fmt: skip
-    return [
-        *grouped_pictures("diff-best", bests),
-        *grouped_pictures("diff-ratio", ratios),
-    ]
+                    tuple(shapes), best, tuple(files), metric.column,
+                    why=why)  # fmt: skip
+    later = named[~baseline]
+    compared = list(dict.fromkeys(later["shape"]))
+    out = grouped_pictures("diff-best", bests)
+    if not compared:
+        return out
+    series = [f for f in files if f in set(later["file"])]
+    ratio, why = _by_file_and_shape(later, "ratio", series, compared)
+    against = set(named[baseline & named["shape"].isin(compared).to_numpy()]["file"])
+    than = f"in {next(iter(against))}" if len(against) == 1 else "in its baseline run"
+    ratios = Grouped(f"Is each shape's best slower than {than}? (ratio of the bests; "
+                     "above 1.0: worse)", tuple(compared), ratio, tuple(series),
+                     "ratio", ratio=True, first_colour=files.index(series[0]),
+                     why=why)  # fmt: skip
+    return [*out, *grouped_pictures("diff-ratio", ratios)]
+
+
+def _by_file_and_shape(
+    rows: pd.DataFrame, column: str, files: Sequence[str], shapes: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``column`` per (file, shape) as an array, and why a value is missing: ``not
+    run`` where the file has no row of the shape, else ``failed``."""
+    values = np.full((len(files), len(shapes)), np.nan)
+    why = np.full((len(files), len(shapes)), "not run", dtype=object)
+    row_of, col_of = (
+        {f: i for i, f in enumerate(files)},
+        {s: j for j, s in enumerate(shapes)},
+    )
+    for file, shape, value in zip(rows["file"], rows["shape"], rows[column]):
+        i, j = row_of.get(file), col_of.get(shape)
+        if i is None or j is None or not math.isnan(values[i, j]):
+            continue
+        why[i, j] = "failed"
+        if value is not None and not pd.isna(value):
+            values[i, j] = float(value)
+    return values, why
 
 
 def shapes_pictures(

@@ -143,6 +143,32 @@ def test_diff_draws_kplots_bars_its_ratio_mode_and_the_runs_scatter(
     assert has_identity_line(found["runs"])
 
 
+def test_diff_charts_say_not_run_and_compare_only_what_a_later_run_measured(
+    runs: Path, capsys: pytest.CaptureFixture[str], drawn: list
+) -> None:
+    """L and M share one problem: the ratio chart has that shape alone (a shape one
+    run has is compared with nothing), and the best chart marks the other run's
+    missing shapes ``not run``, not ``failed``."""
+    found = pictures_of(capsys, drawn, "-d", "real/L/out.pkl", "real/M/out.pkl",
+                        "--out-dir", ".")  # fmt: skip
+    l_only = set(_csv_shapes("real/L/out.csv"))
+    m_only = set(_csv_shapes("real/M/out.csv"))
+    (ratio,) = [f for n, f in found.items() if n.startswith("diff-ratio")]
+    ticks = [t.get_text().replace("\n", "") for t in ratio.axes[0].get_xticklabels()]
+    assert ticks == sorted(l_only & m_only)
+    assert not has_failures(ratio)
+    (best,) = [f for n, f in found.items() if n.startswith("diff-best")]
+    labels = [t.get_text() for t in best.axes[0].texts]
+    assert labels.count("not run") == len(l_only ^ m_only)
+    assert "failed" not in labels
+    assert layout_problems(best) == [] and layout_problems(ratio) == []
+
+
+def _csv_shapes(path: str) -> list[str]:
+    specs = pd.read_csv(path)["spec"].str.split("/").str[1:4]
+    return sorted({"/".join(t.lstrip("$") for t in s) for s in specs})
+
+
 def test_combine_draws_the_runs_against_each_other_and_their_spread(
     runs: Path, capsys: pytest.CaptureFixture[str], drawn: list
 ) -> None:

@@ -10,7 +10,7 @@ charts, as kplot's ``groups_per_chart`` does, never shrunk.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -97,8 +97,9 @@ def _draw_top(fig: Figure, data: TopConfigs) -> None:
 
 class Grouped(NamedTuple):
     """kplot's grouped bars: ``values[series, group]`` (NaN: none, drawn as a
-    failure). ``ratio``: the values are ratios to a baseline, drawn from 1.0 with a
-    line there; otherwise the metric ``column``, from 0, in its time unit."""
+    failure, labelled ``why[series, group]`` or ``failed``). ``ratio``: the values
+    are ratios to a baseline, drawn from 1.0 with a line there; otherwise the metric
+    ``column``, from 0, in its time unit."""
 
     title: str
     groups: tuple[str, ...]
@@ -107,6 +108,7 @@ class Grouped(NamedTuple):
     column: str
     ratio: bool = False
     first_colour: int = 0  # series i is colour(first_colour + i)
+    why: np.ndarray | None = None  # a NaN's label ("not run"); "" or None: failed
 
 
 def grouped_figures(data: Grouped) -> list[Figure]:
@@ -153,13 +155,18 @@ def _draw_grouped(
     width = 0.8 / max(1, len(data.series))
     for s in range(len(data.series)):
         xs = np.arange(values.shape[1]) - 0.4 + width * (s + 0.5)
+        why = (
+            [""] * values.shape[1]
+            if data.why is None
+            else list(data.why[s, piece.start : piece.stop])
+        )
         _series_bars(
             axes,
             xs,
             shown[s],
             (width, base, span),
             s + data.first_colour,
-            _label(data.ratio, unit.unit),
+            (_label(data.ratio, unit.unit), why),
         )
     if data.ratio:
         axes.axhline(1.0, color="black", linewidth=0.9)
@@ -187,13 +194,15 @@ def _series_bars(
     values: np.ndarray,
     geometry: tuple[float, float, float],
     index: int,
-    text: Callable[[float], str],
+    labels: tuple[Callable[[float], str], Sequence[str]],
 ) -> None:
     """One series' bars from ``base``, each labelled with its value (rotated, so
-    neighbours never touch); a failure as a hatched bar labelled ``failed``.
-    ``geometry``: the bars' width, their base and the axis' span."""
+    neighbours never touch); a failure as a hatched bar labelled with its ``why``
+    (``failed`` where that is empty). ``geometry``: the bars' width, their base and
+    the axis' span."""
     width, base, span = geometry
-    for x, value in zip(xs, values):
+    text, whys = labels
+    for x, value, why in zip(xs, values, whys):
         if not math.isfinite(value):
             axes.bar(
                 x,
@@ -205,7 +214,7 @@ def _series_bars(
                 hatch=FAILED_HATCH,
                 linewidth=0.6,
             )
-            axes.annotate("failed", (x, base + span * 0.35), xytext=(0, 2),
+            axes.annotate(why or "failed", (x, base + span * 0.35), xytext=(0, 2),
                           textcoords="offset points", ha="center", va="bottom",
                           rotation=90, fontsize=7)  # fmt: skip
             continue
